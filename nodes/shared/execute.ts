@@ -49,5 +49,6 @@ function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	const message = (error as Error)?.message || String(error);
+	return new NodeOperationError(ctx.getNode(), `${message} [item ${itemIndex}]`, { itemIndex });
 }

@@ -1,0 +1,434 @@
+/**
+ * Runs workflows through n8n's real execution engine (n8n-core's WorkflowExecute), with the package loaded the
+ * way n8n loads community packages (PackageDirectoryLoader over the built `dist/`, from package.json's `n8n`
+ * section) and a few real nodes of n8n-nodes-base (Manual Trigger, Schedule Trigger, If, Aggregate, HTTP Request...).
+ * Credentials are injected through an ICredentialsHelper that applies the credential type's own `authenticate`
+ * block with n8n's expression engine, as n8n's CredentialsHelper does. Nothing of `this.helpers` is mocked.
+ */
+import './env';
+
+import { Container } from '@n8n/di';
+import { Logger } from '@n8n/backend-common';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+	DirectoryLoader,
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	PackageDirectoryLoader,
+	RoutingNode,
+	WorkflowExecute,
+} from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentials,
+	ICredentialType,
+	IConnections,
+	IDataObject,
+	IExecuteData,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	createEmptyRunExecutionData,
+	createRunExecutionData,
+} from 'n8n-workflow';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const PACKAGE = 'n8n-nodes-triptych';
+export const CREDENTIAL = 'triptychApi';
+
+/** n8n-nodes-base nodes the tests and examples use (loaded one by one: the whole package is ~500 nodes). */
+const BASE_NODES = [
+	'ManualTrigger/ManualTrigger.node.js',
+	'Schedule/ScheduleTrigger.node.js',
+	'If/If.node.js',
+	'Transform/Aggregate/Aggregate.node.js',
+	'Set/Set.node.js',
+	'NoOp/NoOp.node.js',
+	'HttpRequest/HttpRequest.node.js',
+	'Transform/SplitOut/SplitOut.node.js',
+	'Filter/Filter.node.js',
+];
+
+/** Every log line n8n and the nodes wrote during the tests (the logger is n8n's DI `Logger`). */
+export const logs: Array<{ level: string; message: string; meta?: unknown }> = [];
+const recordingLogger = Object.fromEntries(
+	['error', 'warn', 'info', 'debug'].map((level) => [
+		level,
+		(message: string, meta?: unknown) => logs.push({ level, message: String(message), meta }),
+	]),
+);
+(recordingLogger as IDataObject).scoped = () => recordingLogger;
+Container.set(Logger, recordingLogger as unknown as Logger);
+
+let loaded: { pkg: PackageDirectoryLoader; base: DirectoryLoader } | undefined;
+
+/** Loads the built package from dist/ exactly as n8n does (build first: `npm run build`). */
+export async function loadPackage() {
+	if (loaded) return loaded;
+	if (!fs.existsSync(path.join(ROOT, 'dist/nodes'))) {
+		throw new Error('dist/ is missing: run `npm run build` before the tests');
+	}
+	const pkg = new PackageDirectoryLoader(ROOT);
+	await pkg.loadAll();
+	const base = new PackageDirectoryLoader(path.dirname(require.resolve('n8n-nodes-base/package.json')));
+	for (const file of BASE_NODES) base.loadNodeFromFile(path.join('dist/nodes', file));
+	loaded = { pkg, base };
+	return loaded;
+}
+
+export class HarnessNodeTypes implements INodeTypes {
+	constructor(private readonly loaders: Record<string, DirectoryLoader>) {}
+
+	getByName(type: string): INodeType | IVersionedNodeType {
+		const dot = type.lastIndexOf('.');
+		const loader = this.loaders[type.slice(0, dot)];
+		const entry = loader?.nodeTypes[type.slice(dot + 1)];
+		if (!entry) throw new Error(`Unrecognized node type: ${type}`);
+		return entry.type;
+	}
+
+	getByNameAndVersion(type: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+/** Applies a credential type's `authenticate` (generic or function) like n8n's CredentialsHelper. */
+export class HarnessCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly types: Record<string, ICredentialType>,
+		private readonly data: Record<string, ICredentialDataDecryptedObject>,
+	) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow?: Workflow,
+		node?: INode,
+	): Promise<IHttpRequestOptions> {
+		const auth = this.types[typeName]?.authenticate;
+		if (!auth) return requestOptions;
+		if (typeof auth === 'function') return await auth(credentials, requestOptions);
+		const resolve = (value: unknown) =>
+			typeof value === 'string' && value.startsWith('=') && workflow && node
+				? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
+				: value;
+		const options = requestOptions as unknown as IDataObject;
+		for (const [outer, props] of Object.entries(auth.properties as IDataObject)) {
+			const target = ((options[outer] as IDataObject) ??= {});
+			for (const [key, value] of Object.entries(props as IDataObject)) {
+				target[String(resolve(key))] = resolve(value) as IDataObject[string];
+			}
+		}
+		return requestOptions;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by the harness');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const data = this.data[type];
+		if (!data) throw new Error(`No credentials of type ${type} were given to the harness`);
+		return { ...data };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		return this.types[type]?.properties ?? [];
+	}
+}
+
+export interface WorkflowSpec {
+	nodes: INode[];
+	connections: IConnections;
+	settings?: IDataObject;
+}
+
+export interface RunResult {
+	run: IRun;
+	/** Output items of a node's first output (its last run) */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The error a node stopped with, if any */
+	error(nodeName: string): (Error & IDataObject) | undefined;
+	/** The workflow's error, if it stopped */
+	workflowError: (Error & IDataObject) | undefined;
+	/** Names of the nodes in the order they ran */
+	order: string[];
+}
+
+function makeAdditionalData(
+	credentialsHelper: ICredentialsHelper,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		hooks,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678',
+		formBaseUrl: 'http://127.0.0.1:5678/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
+		variables: {},
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not supported by the harness');
+		},
+		getRunExecutionData: async () => undefined,
+		logAiEvent: () => {},
+		getRuntimeCredential: async () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('task runners are not available in the harness');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+let executionCounter = 0;
+
+/** Runs a workflow from its trigger node through n8n's WorkflowExecute and returns every node's output. */
+export interface RunOptions {
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	mode?: WorkflowExecuteMode;
+	/** Pinned output per node name (n8n's "pin data"): e.g. several input items for the trigger */
+	pinData?: Record<string, IDataObject[]>;
+}
+
+export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}): Promise<RunResult> {
+	const { credentials = {}, mode = 'manual' } = options;
+	const { pkg, base } = await loadPackage();
+	const nodeTypes = new HarnessNodeTypes({ [PACKAGE]: pkg, 'n8n-nodes-base': base });
+	const credentialTypes = Object.fromEntries(
+		Object.entries(pkg.credentialTypes).map(([name, entry]) => [name, entry.type]),
+	);
+	const credentialsHelper = new HarnessCredentialsHelper(credentialTypes, credentials);
+	const workflow = new Workflow({
+		id: `harness-${++executionCounter}`,
+		name: 'harness',
+		nodes: spec.nodes,
+		connections: spec.connections,
+		active: false,
+		nodeTypes,
+		settings: spec.settings,
+	});
+	const executionId = String(executionCounter);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+		id: workflow.id,
+		name: 'harness',
+		nodes: spec.nodes,
+		connections: spec.connections,
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as never);
+	const order: string[] = [];
+	hooks.addHandler('nodeExecuteAfter', (nodeName) => {
+		order.push(nodeName);
+	});
+	let finished: (run: IRun) => void = () => {};
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (data) => finished(data));
+
+	const start = spec.nodes.find((n) => {
+		const type = nodeTypes.getByNameAndVersion(n.type, n.typeVersion);
+		return type.description.group.includes('trigger');
+	});
+	if (!start) throw new Error('the workflow needs a trigger node to start from');
+
+	const additionalData = makeAdditionalData(credentialsHelper, hooks);
+	additionalData.executionId = executionId;
+	const runExecutionData = createRunExecutionData({
+		resultData: {
+			runData: {},
+			pinData: options.pinData
+				? Object.fromEntries(
+						Object.entries(options.pinData).map(([name, items]) => [name, items.map((json) => ({ json }))]),
+					)
+				: undefined,
+		},
+		executionData: {
+			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
+		},
+	});
+	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
+	await execute.processRunExecutionData(workflow);
+	const run = await done;
+
+	const runData = run.data.resultData.runData;
+	return {
+		run,
+		order,
+		workflowError: run.data.resultData.error as RunResult['workflowError'],
+		output(nodeName, outputIndex = 0) {
+			const runs = runData[nodeName];
+			if (!runs?.length) throw new Error(`node "${nodeName}" did not run (ran: ${order.join(', ')})`);
+			return runs[runs.length - 1].data?.main?.[outputIndex] ?? [];
+		},
+		error(nodeName) {
+			const runs = runData[nodeName];
+			return runs?.[runs.length - 1]?.error as RunResult['workflowError'];
+		},
+	};
+}
+
+/**
+ * Runs the credential type's `test` request the way n8n's editor "Test" button does (CredentialsTester):
+ * through n8n's RoutingNode, then its status-code and body rules.
+ */
+export async function testCredential(
+	data: ICredentialDataDecryptedObject,
+): Promise<{ status: 'OK' | 'Error'; message: string }> {
+	const { pkg, base } = await loadPackage();
+	const credentialType = pkg.credentialTypes[CREDENTIAL].type;
+	const test = credentialType.test!;
+	const noOp = base.nodeTypes.noOp.type as INodeType;
+	const node: INode = {
+		id: 'temp',
+		name: 'Temp-Node',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { [CREDENTIAL]: { id: '1', name: 'test' } },
+	};
+	const tempType: INodeType = {
+		description: {
+			...noOp.description,
+			credentials: [{ name: CREDENTIAL, required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+		},
+	};
+	const nodeTypes: INodeTypes = {
+		getByName: () => tempType,
+		getByNameAndVersion: () => tempType,
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const helper = new HarnessCredentialsHelper({ [CREDENTIAL]: credentialType }, { [CREDENTIAL]: data });
+	const additionalData = makeAdditionalData(helper);
+	const executeData: IExecuteData = { node, data: {}, source: null };
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalData,
+		'internal',
+		createEmptyRunExecutionData(),
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		executeData,
+		[],
+	);
+	const routing = new RoutingNode(context, tempType, { id: '1', name: 'test', type: CREDENTIAL, data });
+	const rules = (test.rules ?? []) as Array<{ type: string; properties: IDataObject }>;
+	let response: INodeExecutionData[][] | null | undefined;
+	try {
+		response = await routing.runNode();
+	} catch (error) {
+		const e = error as IDataObject & { cause?: { response?: { status: number; statusText: string }; code?: string } };
+		if (e.cause?.response) {
+			const { status, statusText } = e.cause.response;
+			for (const rule of rules) {
+				if (rule.type === 'responseCode' && rule.properties.value === status) {
+					return { status: 'Error', message: String(rule.properties.message) };
+				}
+			}
+			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
+		}
+		if (e.cause?.code) return { status: 'Error', message: e.cause.code };
+		return { status: 'Error', message: String((error as Error).message) };
+	}
+	const body = response?.[0]?.[0]?.json ?? {};
+	for (const rule of rules) {
+		if (rule.type === 'responseSuccessBody' && body[rule.properties.key as string] === rule.properties.value) {
+			return { status: 'Error', message: String(rule.properties.message) };
+		}
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small builders for workflows in tests
+
+let nodeCounter = 0;
+
+export function node(
+	type: string,
+	name: string,
+	parameters: IDataObject = {},
+	extra: Partial<INode> = {},
+): INode {
+	const full = type.includes('.') ? type : `${PACKAGE}.${type}`;
+	return {
+		id: `node-${++nodeCounter}`,
+		name,
+		type: full,
+		typeVersion: 1,
+		position: [nodeCounter * 200, 0],
+		parameters: parameters as INode['parameters'],
+		...(full.startsWith(PACKAGE) ? { credentials: { [CREDENTIAL]: { id: '1', name: 'Triptych' } } } : {}),
+		...extra,
+	};
+}
+
+export function manualTrigger(name = 'When clicking Execute'): INode {
+	return node('n8n-nodes-base.manualTrigger', name);
+}
+
+/** Connects nodes one after another, first output to first input. */
+export function chain(...nodes: INode[]): WorkflowSpec {
+	const connections: IConnections = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { nodes, connections };
+}

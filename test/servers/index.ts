@@ -1,0 +1,6 @@
+export * from './common';
+export * from './data';
+export * from './museum';
+export * from './trigger';
+export * from './quotes';
+export * from './images';

@@ -1,0 +1,250 @@
+/**
+ * Harvard-style museum object search: GET /object?q=&limit=&page=&person=&classification=&period=&color=&hasimage=&sort=&sortorder=&fields=
+ * Answers {status:"success", data:{info, records}, message:"OK"} (or another `shape` mode).
+ */
+import {
+	BaseMode,
+	HttpError,
+	TestServer,
+	createTestServer,
+	failEnvelope,
+	json,
+	one,
+	positiveInt,
+	success,
+} from './common';
+import { MuseumRecord, imageExtension, parseHex } from './data';
+
+export interface MuseumMode extends BaseMode {
+	/** Every page claims a next page and is full (records wrap around). */
+	endlessNext: boolean;
+	/** Each page starts with the last record of the previous page (pages overlap by one). */
+	duplicateAcrossPages: boolean;
+	/** Ignore `limit` and its cap: every page holds up to `hugePageSize` records. */
+	hugePage: boolean;
+	hugePageSize: number;
+	/** envelope: data.records (default); dataArray: data is the array; bareArray: body is the array; weird: data is {items, info}. */
+	shape: 'envelope' | 'dataArray' | 'bareArray' | 'weird';
+}
+
+export interface MuseumServerOptions {
+	records: MuseumRecord[];
+	apiKey?: string;
+	/** Base of the image host (e.g. imageHost.url): images become `${imageBaseUrl}/images/<objectid>.<jpg|png>`. Without it image URLs are null. */
+	imageBaseUrl?: string;
+	/** Default 1000. */
+	hugePageSize?: number;
+	/** Default true. */
+	requireKey?: boolean;
+}
+
+export type MuseumServer = TestServer<MuseumMode>;
+
+export const MAX_PAGE_SIZE = 100;
+export const COLOR_DISTANCE = 60;
+
+interface Indexed {
+	record: MuseumRecord;
+	text: string;
+	people: string;
+	classification: string;
+	period: string;
+	rgb: Array<[number, number, number]>;
+}
+
+const lc = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
+/** `a|b|any` -> predicate over a lowercase field value ('' = null). */
+function listMatcher(value: string, exact: boolean): (field: string) => boolean {
+	const parts = value
+		.split('|')
+		.map((s) => s.trim().toLowerCase())
+		.filter(Boolean);
+	return (field) =>
+		parts.some((p) => (p === 'any' ? field !== '' : exact ? field === p : field.includes(p)));
+}
+
+export async function startMuseumServer(options: MuseumServerOptions): Promise<MuseumServer> {
+	const index: Indexed[] = options.records.map((record) => {
+		const people = record.people.map((p) => `${lc(p.name)}\n${lc(p.displayname)}`).join('\n');
+		return {
+			record,
+			people,
+			classification: lc(record.classification),
+			period: lc(record.period),
+			text: [
+				lc(record.title),
+				people,
+				lc(record.classification),
+				lc(record.culture),
+				lc(record.medium),
+				lc(record.period),
+			].join('\n'),
+			rgb: record.colors
+				.map((c) => parseHex(c.color))
+				.filter((c): c is [number, number, number] => !!c),
+		};
+	});
+	const imageBase = options.imageBaseUrl?.replace(/\/+$/, '');
+	// Filter+sort results of recent queries (paging through 70k records re-uses them).
+	const cache = new Map<string, MuseumRecord[]>();
+
+	function search(query: Record<string, string | string[]>): MuseumRecord[] {
+		const get = (k: string) => one(query, k)?.trim() || undefined;
+		const key = JSON.stringify(
+			['q', 'person', 'classification', 'period', 'color', 'hasimage', 'sort', 'sortorder'].map(
+				get,
+			),
+		);
+		const hit = cache.get(key);
+		if (hit) return hit;
+
+		const tests: Array<(x: Indexed) => boolean> = [];
+		const q = get('q');
+		if (q) {
+			const terms = q.toLowerCase().split(/\s+/);
+			tests.push((x) => terms.every((t) => x.text.includes(t)));
+		}
+		const person = get('person');
+		if (person) {
+			const m = listMatcher(person, false);
+			tests.push((x) => m(x.people));
+		}
+		for (const field of ['classification', 'period'] as const) {
+			const v = get(field);
+			if (v) {
+				const m = listMatcher(v, true);
+				tests.push((x) => m(x[field]));
+			}
+		}
+		const color = get('color');
+		if (color) {
+			const targets = color.split('|').map((c) => {
+				const rgb = parseHex(c);
+				if (!rgb) throw new HttpError(400, 'color must be a hex color like #afaf4b');
+				return rgb;
+			});
+			const limit2 = COLOR_DISTANCE * COLOR_DISTANCE;
+			const near = (a: number[], b: number[]) =>
+				(a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 <= limit2;
+			tests.push((x) => x.rgb.some((c) => targets.some((t) => near(c, t))));
+		}
+		const hasimage = get('hasimage');
+		if (hasimage !== undefined) {
+			if (hasimage !== '0' && hasimage !== '1') throw new HttpError(400, 'hasimage must be 0 or 1');
+			tests.push((x) => x.record.imagecount > 0 === (hasimage === '1'));
+		}
+		let found = index.filter((x) => tests.every((t) => t(x))).map((x) => x.record);
+
+		const sort = get('sort');
+		if (sort) {
+			const dir = (get('sortorder') ?? 'asc').toLowerCase() === 'desc' ? -1 : 1;
+			const val = (r: MuseumRecord) => r[sort];
+			found = found
+				.map((r, i) => ({ r, i, v: val(r) }))
+				.sort((a, b) => {
+					const an = a.v === null || a.v === undefined;
+					const bn = b.v === null || b.v === undefined;
+					if (an || bn) return an === bn ? a.i - b.i : an ? 1 : -1; // nulls last
+					const c =
+						typeof a.v === 'number' && typeof b.v === 'number'
+							? a.v - b.v
+							: String(a.v).localeCompare(String(b.v));
+					return c * dir || a.i - b.i;
+				})
+				.map((x) => x.r);
+		}
+		if (cache.size >= 20) cache.delete(cache.keys().next().value as string);
+		cache.set(key, found);
+		return found;
+	}
+
+	function present(r: MuseumRecord): MuseumRecord {
+		if (!imageBase || r.images.length === 0) return r;
+		const ext = imageExtension(r.objectid);
+		const images = r.images.map((img, i) => ({
+			...img,
+			baseimageurl: `${imageBase}/images/${r.objectid}${i ? `-${i}` : ''}.${ext}`,
+		}));
+		return { ...r, images, primaryimageurl: images[0].baseimageurl };
+	}
+
+	function pick(r: MuseumRecord, fields: string[] | undefined): Record<string, unknown> {
+		if (!fields) return r;
+		return Object.fromEntries(fields.filter((f) => f in r).map((f) => [f, r[f]]));
+	}
+
+	return createTestServer<MuseumMode>({
+		apiKey: options.apiKey,
+		requireKey: options.requireKey ?? true,
+		modeDefaults: {
+			endlessNext: false,
+			duplicateAcrossPages: false,
+			hugePage: false,
+			hugePageSize: options.hugePageSize ?? 1000,
+			shape: 'envelope',
+		},
+		handle({ req, url, recorded, mode, baseUrl }) {
+			if (url.pathname.replace(/\/+$/, '') !== '/object')
+				return failEnvelope(404, `Not found: ${url.pathname}`);
+			if (req.method !== 'GET' && req.method !== 'HEAD')
+				return failEnvelope(405, 'Method not allowed', { allow: 'GET' });
+			const query = recorded.query;
+			const requested = positiveInt(one(query, 'limit') ?? one(query, 'size'), 'limit') ?? 10;
+			const page = positiveInt(one(query, 'page'), 'page') ?? 1;
+			const size = mode.hugePage ? mode.hugePageSize : Math.min(requested, MAX_PAGE_SIZE);
+			const fields = one(query, 'fields')
+				?.split(',')
+				.map((f) => f.trim())
+				.filter(Boolean);
+			const found = search(query);
+			const total = found.length;
+
+			let records: MuseumRecord[];
+			let pages: number;
+			let hasNext: boolean;
+			if (mode.endlessNext) {
+				records = total
+					? Array.from({ length: size }, (_, i) => found[((page - 1) * size + i) % total])
+					: [];
+				pages = page + 1;
+				hasNext = true;
+			} else if (mode.duplicateAcrossPages) {
+				const stride = Math.max(1, size - 1); // page p covers [(p-1)*stride, (p-1)*stride + size)
+				const start = (page - 1) * stride;
+				records = found.slice(start, start + size);
+				pages = total <= size ? Math.min(total, 1) : Math.ceil((total - size) / stride) + 1;
+				hasNext = start + size < total;
+			} else {
+				const start = (page - 1) * size;
+				records = found.slice(start, start + size);
+				pages = Math.ceil(total / size);
+				hasNext = page < pages;
+			}
+			const link = (p: number) => {
+				const params = new URLSearchParams(url.searchParams);
+				params.set('page', String(p));
+				return `${baseUrl}${url.pathname}?${params}`;
+			};
+			const info = {
+				totalrecordsperquery: size,
+				totalrecords: total,
+				pages,
+				page: total === 0 && !mode.endlessNext ? 0 : page,
+				...(hasNext ? { next: link(page + 1) } : {}),
+				...(page > 1 && page - 1 <= pages ? { prev: link(page - 1) } : {}),
+				responsetime: '1 ms',
+			};
+			const out = records.map((r) => pick(present(r), fields));
+			switch (mode.shape) {
+				case 'dataArray':
+					return success(out);
+				case 'bareArray':
+					return json(200, out);
+				case 'weird':
+					return success({ items: out, meta: info });
+				default:
+					return success({ info, records: out });
+			}
+		},
+	});
+}
