@@ -67,7 +67,6 @@ interface RawResponse {
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-const MAX_SINGLE_WAIT = 60_000;
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -135,7 +134,7 @@ export class TriptychClient {
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 		};
-		const { label } = SERVICES[req.service];
+		const { name } = SERVICES[req.service];
 		let waited = 0;
 		for (let attempt = 1; ; attempt++) {
 			let response: RawResponse | undefined;
@@ -160,8 +159,7 @@ export class TriptychClient {
 			const what = failure
 				? `${failure.code} (${failure.message})`
 				: `HTTP ${response!.statusCode}`;
-			let delay = retryAfter ?? backoff(settings.retryDelay, attempt);
-			delay = Math.min(delay, MAX_SINGLE_WAIT);
+			const delay = retryAfter ?? backoff(settings.retryDelay, attempt);
 			const budgetLeft = settings.maxRetryWait - waited;
 			let stopReason: string | undefined;
 			if (!retryable) {
@@ -178,7 +176,7 @@ export class TriptychClient {
 				return await this.interpret(response!, req.service, itemIndex, attempt, stopReason);
 			}
 			this.ctx.logger.debug(
-				`Triptych: ${label} answered ${what}; retry ${attempt} of ${settings.maxAttempts - 1} in ${delay} ms`,
+				`Triptych: the ${name} answered ${what}; retry ${attempt} of ${settings.maxAttempts - 1} in ${delay} ms`,
 				{ service: req.service, attempt, delay, itemIndex },
 			);
 			await sleep(delay);
@@ -210,15 +208,13 @@ export class TriptychClient {
 				failure = networkFailure(error);
 			}
 			const transient = failure !== undefined || RETRY_STATUS.has(res!.statusCode);
-			const delay = Math.min(
-				(res && parseRetryAfter(res.headers['retry-after'])) ?? backoff(settings.retryDelay, attempt),
-				MAX_SINGLE_WAIT,
-			);
+			const delay =
+				(res && parseRetryAfter(res.headers['retry-after'])) ?? backoff(settings.retryDelay, attempt);
 			if (!transient || attempt >= settings.maxAttempts || delay > settings.maxRetryWait - waited) {
 				if (failure) {
-					throw new NodeApiError(this.ctx.getNode(), { message: failure.message, code: failure.code } as JsonObject, {
-						message: `Could not download the image ${url}: ${failure.code} [item ${itemIndex}]`,
-						description: failure.message,
+					throw new NodeApiError(this.ctx.getNode(), { message: failure.message, networkCode: failure.code } as JsonObject, {
+						message: `Could not download the image ${url} [item ${itemIndex}]`,
+						description: `${failure.code}: ${failure.message}`,
 						itemIndex,
 					});
 				}
@@ -370,12 +366,13 @@ export class TriptychClient {
 	): NodeApiError {
 		const { label, name } = SERVICES[service];
 		const timedOut = /timeout|ETIMEDOUT|ECONNABORTED/i.test(`${failure.code} ${failure.message}`);
+		// The network code goes in the description: NodeApiError swaps messages that contain one for a generic text.
 		const message = timedOut
-			? `The ${name} did not answer in time (${failure.code}) [item ${itemIndex}]`
-			: `Could not reach the ${name} (${failure.code}) [item ${itemIndex}]`;
+			? `The ${name} did not answer in time [item ${itemIndex}]`
+			: `Could not reach the ${name} [item ${itemIndex}]`;
 		let description = timedOut
-			? 'Raise "Timeout" in the node options if the service is slow.'
-			: `Check the ${label} in the Triptych API credentials and that the service is running.`;
+			? `No answer within the time limit (${failure.code}). Raise "Timeout" in the node options if the service is slow.`
+			: `The connection failed (${failure.code}: ${failure.message}). Check the ${label} in the Triptych API credentials and that the service is running.`;
 		if (stopReason.startsWith('not retried')) {
 			description += ` It was ${stopReason}. Set an Idempotency Key in the options to make retries safe.`;
 		} else {
@@ -383,8 +380,9 @@ export class TriptychClient {
 		}
 		return new NodeApiError(
 			this.ctx.getNode(),
-			{ message: failure.message, code: failure.code } as JsonObject,
-			{ message, description, itemIndex, messageMapping: {} },
+			// `networkCode`, not `code`: NodeApiError would replace the message with a generic one for known codes
+			{ message: failure.message, networkCode: failure.code } as JsonObject,
+			{ message, description, itemIndex },
 		);
 	}
 }

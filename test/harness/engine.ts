@@ -7,8 +7,6 @@
  */
 import './env';
 
-import { Container } from '@n8n/di';
-import { Logger } from '@n8n/backend-common';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -63,6 +61,14 @@ const BASE_NODES = [
 	'Filter/Filter.node.js',
 ];
 
+// n8n-core carries its own copies of @n8n/di and @n8n/backend-common: use the ones it resolves, so the logger
+// registered here is the one the node contexts get.
+const coreDir = path.dirname(require.resolve('n8n-core/package.json'));
+const { Container } = require(require.resolve('@n8n/di', { paths: [coreDir] })) as typeof import('@n8n/di');
+const { Logger } = require(require.resolve('@n8n/backend-common', { paths: [coreDir] })) as {
+	Logger: abstract new (...args: never[]) => unknown;
+};
+
 /** Every log line n8n and the nodes wrote during the tests (the logger is n8n's DI `Logger`). */
 export const logs: Array<{ level: string; message: string; meta?: unknown }> = [];
 const recordingLogger = Object.fromEntries(
@@ -72,7 +78,7 @@ const recordingLogger = Object.fromEntries(
 	]),
 );
 (recordingLogger as IDataObject).scoped = () => recordingLogger;
-Container.set(Logger, recordingLogger as unknown as Logger);
+Container.set(Logger as never, recordingLogger as never);
 
 let loaded: { pkg: PackageDirectoryLoader; base: DirectoryLoader } | undefined;
 

@@ -1,0 +1,366 @@
+/**
+ * Quote Tags through n8n's execution engine against the loopback quotes server: field mapping, both body shapes,
+ * Return All / Limit, the key option, every failure mode of the shared transport, Continue On Fail, expressions over
+ * several items, and the API key never showing.
+ */
+import type { IDataObject, IPairedItemData } from 'n8n-workflow';
+
+import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
+import {
+	DEFAULT_API_KEY,
+	type QuotesServer,
+	hasSharedData,
+	loadQuoteTags,
+	startQuotesServer,
+} from '../servers';
+
+const KEY = DEFAULT_API_KEY;
+const TRIGGER = 'When clicking Execute';
+const FAST = { retryDelay: 5, maxRetryWait: 5 };
+
+let server: QuotesServer;
+let keyed: QuotesServer;
+
+beforeAll(async () => {
+	server = await startQuotesServer();
+	keyed = await startQuotesServer({ envelope: true, requireKey: true });
+});
+afterAll(async () => {
+	await server.close();
+	await keyed.close();
+});
+beforeEach(() => {
+	server.reset();
+	keyed.reset();
+	logs.length = 0;
+});
+
+function creds(overrides: IDataObject = {}) {
+	return { triptychApi: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...overrides } };
+}
+
+async function runTags(
+	params: IDataObject,
+	opts: { credentials?: IDataObject; items?: IDataObject[]; extra?: IDataObject } = {},
+) {
+	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', 'Tags', params, opts.extra ?? {}));
+	return await runWorkflow(wf, {
+		credentials: creds(opts.credentials),
+		pinData: opts.items ? { [TRIGGER]: opts.items } : undefined,
+	});
+}
+
+describe('field mapping', () => {
+	test('Search, Limit, Sort By and Sort Order become q, limit, sortBy and order', async () => {
+		const result = await runTags({ q: 'lo', limit: 3, options: { sortBy: 'quoteCount', order: 'desc' } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(1);
+		const req = server.requests[0];
+		expect(req.method).toBe('GET');
+		expect(req.path).toBe('/tags');
+		expect(req.query).toEqual({ q: 'lo', limit: '3', sortBy: 'quoteCount', order: 'desc' });
+		const tags = result.output('Tags').map((i) => i.json);
+		expect(tags.length).toBeGreaterThan(0);
+		expect(tags.length).toBeLessThanOrEqual(3);
+		for (const tag of tags) {
+			expect(`${tag.name} ${tag.slug}`.toLowerCase()).toContain('lo');
+			expect(typeof tag.quoteCount).toBe('number');
+		}
+	});
+
+	test('the service sorts as asked: Quote Count, descending', async () => {
+		const result = await runTags({ returnAll: true, options: { sortBy: 'quoteCount', order: 'desc' } });
+		const counts = result.output('Tags').map((i) => i.json.quoteCount as number);
+		expect(counts.length).toBeGreaterThan(5);
+		for (let i = 1; i < counts.length; i++) expect(counts[i - 1]).toBeGreaterThanOrEqual(counts[i]);
+	});
+
+	test('an empty search and Return All send neither q nor limit, and return every tag', async () => {
+		const result = await runTags({ returnAll: true });
+		expect(server.requests[0].query).toEqual({});
+		const names = result.output('Tags').map((i) => i.json.name);
+		expect(names).toHaveLength(loadQuoteTags().length);
+	});
+
+	test('Limit is honoured even when the service ignores it', async () => {
+		const all = loadQuoteTags();
+		server.fail({ kind: 'status', status: 200, body: all });
+		const result = await runTags({ limit: 4 });
+		expect(server.requests[0].query.limit).toBe('4');
+		expect(result.output('Tags')).toHaveLength(4);
+	});
+
+	(hasSharedData() ? test : test.skip)('real Quotable data: counts computed from the quotes', async () => {
+		const result = await runTags({ q: 'famous', returnAll: true });
+		const famous = result.output('Tags').find((i) => i.json.slug === 'famous-quotes');
+		expect(famous?.json).toMatchObject({ name: 'Famous Quotes', quoteCount: 1090 });
+	});
+
+	test('several input items each run their own search from expressions, paired to their item', async () => {
+		const result = await runTags(
+			{ q: '={{ $json.term }}', limit: '={{ $json.max }}' },
+			{ items: [{ term: 'wis', max: 1 }, { term: 'life', max: 2 }, { term: 'zzz-none', max: 5 }] },
+		);
+		expect(server.requests.map((r) => r.query)).toEqual([
+			{ q: 'wis', limit: '1' },
+			{ q: 'life', limit: '2' },
+			{ q: 'zzz-none', limit: '5' },
+		]);
+		const out = result.output('Tags');
+		const pairedTo = (n: number) => out.filter((i) => (i.pairedItem as IPairedItemData).item === n);
+		expect(pairedTo(0)).toHaveLength(1);
+		expect(pairedTo(0)[0].json.name).toMatch(/wis/i);
+		expect(pairedTo(1).length).toBeGreaterThanOrEqual(1);
+		expect(pairedTo(1).length).toBeLessThanOrEqual(2);
+		expect(pairedTo(2)).toHaveLength(0);
+		expect(out).toHaveLength(pairedTo(0).length + pairedTo(1).length);
+	});
+});
+
+describe('body shapes and the key', () => {
+	test('an envelope {status, data, message} is unwrapped; the key is sent when the credentials say so', async () => {
+		const result = await runTags(
+			{ limit: 2 },
+			{ credentials: { quotesUrl: `${keyed.url}/`, sendKeyToQuotes: true } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(keyed.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+		expect(result.output('Tags')).toHaveLength(2);
+		expect(result.output('Tags')[0].json).toHaveProperty('slug');
+	});
+
+	test('by default the key is not sent to the quotes service', async () => {
+		await runTags({ limit: 1 });
+		expect(server.requests[0].headers.authorization).toBeUndefined();
+	});
+
+	test('a service that wants a key says how to turn it on', async () => {
+		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl: keyed.url } });
+		const error = result.error('Tags')!;
+		expect(error.message).toMatch(/quotes service answered status "fail": Invalid API key \[item 0\]/);
+		expect(error.description).toMatch(/Send API Key to Quotes Service/);
+		expect(error.httpCode).toBe('401');
+	});
+
+	test('a {results: [...]} body (the README shape of the best-known service) is accepted', async () => {
+		server.fail({ kind: 'status', status: 200, body: { count: 1, results: [{ _id: 'x', name: 'Love' }] } });
+		const result = await runTags({ limit: 5 });
+		expect(result.output('Tags').map((i) => i.json)).toEqual([{ _id: 'x', name: 'Love' }]);
+	});
+
+	test('an unexpected body shape is named in the error', async () => {
+		server.fail({ kind: 'status', status: 200, body: { tagz: 1, other: 2 } });
+		const result = await runTags({ limit: 5 });
+		expect(result.error('Tags')!.message).toMatch(/object with the keys tagz, other where a list of tags was expected/);
+	});
+});
+
+describe('failures of the service', () => {
+	test('429 with Retry-After is retried (counted at the server) and logged at debug level', async () => {
+		server.fail({ kind: 'status', status: 429, retryAfter: '0' }, { kind: 'status', status: 429, retryAfter: '0' });
+		const result = await runTags({ limit: 2, options: FAST });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(3);
+		expect(result.output('Tags')).toHaveLength(2);
+		const retries = logs.filter((l) => l.level === 'debug' && /quotes service answered HTTP 429; retry/.test(l.message));
+		expect(retries).toHaveLength(2);
+	});
+
+	test('a Retry-After given as an HTTP date is honoured', async () => {
+		const date = new Date(Date.now() + 1500).toUTCString();
+		server.fail({ kind: 'status', status: 503, retryAfter: date });
+		const started = Date.now();
+		const result = await runTags({ limit: 1, options: { maxRetryWait: 10 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		// HTTP dates have one-second precision: the wait is at least what is left of that second
+		expect(server.requests[1].at - server.requests[0].at).toBeGreaterThanOrEqual(400);
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+
+	test('a burst of 502/503/504 is retried with backoff within Max Attempts', async () => {
+		server.fail({ kind: 'status', status: 502 }, { kind: 'html', status: 503 }, { kind: 'status', status: 504 });
+		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 4 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(4);
+	});
+
+	test('retries stop at Max Attempts with a message that says so', async () => {
+		server.fail(...Array.from({ length: 5 }, () => ({ kind: 'status' as const, status: 503 })));
+		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } });
+		expect(server.requests).toHaveLength(2);
+		const error = result.error('Tags')!;
+		expect(error.message).toMatch(/quotes service answered status "error": Service Unavailable \[item 0\]/);
+		expect(error.description).toMatch(/gave up after 2 attempts/);
+		expect(error.httpCode).toBe('503');
+	});
+
+	test('a Retry-After longer than Max Retry Wait stops at once and says why', async () => {
+		server.fail({ kind: 'status', status: 429, retryAfter: '120' });
+		const started = Date.now();
+		const result = await runTags({ limit: 1, options: { maxRetryWait: 10 } });
+		expect(Date.now() - started).toBeLessThan(3000);
+		expect(server.requests).toHaveLength(1);
+		expect(result.error('Tags')!.description).toMatch(/waiting 120 s more \(as Retry-After asked\) would pass the Max Retry Wait of 10 s/);
+	});
+
+	test('other 4xx are not retried', async () => {
+		server.fail({ kind: 'status', status: 400, body: { status: 'fail', message: 'limit is too large' } });
+		const result = await runTags({ limit: 1, options: FAST });
+		expect(server.requests).toHaveLength(1);
+		expect(result.error('Tags')!.message).toMatch(/answered status "fail": limit is too large/);
+		expect(result.error('Tags')!.description).toMatch(/refused the parameters/);
+	});
+
+	test('an HTML error page gives a clear error, not a parse stack', async () => {
+		server.fail(...Array.from({ length: 3 }, () => ({ kind: 'html' as const, status: 500 })));
+		const result = await runTags({ limit: 1, options: FAST });
+		const error = result.error('Tags')!;
+		expect(error.message).toBe('The quotes service answered HTTP 500 with an HTML page instead of JSON [item 0]');
+		expect(error.description).toMatch(/It said: "500 Internal Server Error 500 Internal Server Error nginx"/);
+		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
+	});
+
+	test('truncated JSON with a JSON content type is reported as cut off', async () => {
+		server.fail({ kind: 'truncated' });
+		const result = await runTags({ limit: 1, options: FAST });
+		expect(result.error('Tags')!.message).toMatch(/answered HTTP 200 with JSON that is cut off or malformed/);
+	});
+
+	test('a text body is reported with its content type', async () => {
+		server.fail({ kind: 'notJson' });
+		const result = await runTags({ limit: 1 });
+		expect(result.error('Tags')!.message).toMatch(/answered HTTP 200 with a body that is not JSON \(text\/plain/);
+	});
+
+	test('status "fail" and "error" envelopes with HTTP 200 become errors with the service message', async () => {
+		server.fail({ kind: 'envelope', envStatus: 'fail', message: 'Query too short' });
+		let result = await runTags({ limit: 1 });
+		expect(result.error('Tags')!.message).toBe(
+			'The quotes service answered status "fail": Query too short (HTTP 200) [item 0]',
+		);
+		server.fail({ kind: 'envelope', envStatus: 'error', message: 'Index rebuilding' });
+		result = await runTags({ limit: 1 });
+		expect(result.error('Tags')!.message).toMatch(/answered status "error": Index rebuilding/);
+	});
+
+	test('an answer slower than the timeout fails clearly when retries are off', async () => {
+		server.fail({ kind: 'slow', ms: 1500 });
+		const result = await runTags({ limit: 1, options: { timeout: 300, maxAttempts: 1 } });
+		const error = result.error('Tags')!;
+		expect(error.message).toMatch(/The quotes service did not answer in time/);
+		expect(error.description).toMatch(/Raise "Timeout"/);
+	});
+
+	test('a slow answer is retried for a read, within the retry settings', async () => {
+		server.fail({ kind: 'slow', ms: 1500 });
+		const result = await runTags({ limit: 1, options: { ...FAST, timeout: 300 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+	});
+
+	test('a connection reset is retried for a read', async () => {
+		server.fail({ kind: 'reset' });
+		const result = await runTags({ limit: 1, options: FAST });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+	});
+
+	test('an address where nothing listens: clear error naming the credentials field', async () => {
+		const closed = await startQuotesServer();
+		const url = closed.url;
+		await closed.close();
+		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } }, { credentials: { quotesUrl: url } });
+		const error = result.error('Tags')!;
+		expect(error.message).toBe('Could not reach the quotes service [item 0]');
+		expect(error.description).toMatch(/ECONNREFUSED/);
+		expect(error.description).toMatch(/Check the Quotes URL/);
+		expect(error.description).toMatch(/gave up after 2 attempts/);
+	});
+});
+
+describe('credentials addresses', () => {
+	test.each([
+		['', /The Quotes URL is empty \[item 0\]/],
+		['not a url', /The Quotes URL "not a url" is not a valid address/],
+		['ftp://example.com', /The Quotes URL must start with http:\/\/ or https:\/\//],
+	])('Quotes URL %j', async (quotesUrl, message) => {
+		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl } });
+		expect(result.error('Tags')!.message).toMatch(message);
+		expect(server.requests).toHaveLength(0);
+	});
+
+	test('trailing slashes are tolerated', async () => {
+		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl: `${server.url}///` } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests[0].path).toBe('/tags');
+	});
+});
+
+describe('bad field values are refused before any request', () => {
+	test.each([
+		[{ limit: 0 }, /"Limit" must be a whole number of 1 or more, not 0 \[item 0\]/],
+		[{ limit: -2 }, /"Limit" must be a whole number of 1 or more, not -2/],
+		[{ limit: 2.5 }, /"Limit" must be a whole number of 1 or more, not 2.5/],
+		[{ limit: '={{ "ten" }}' }, /"Limit" must be a whole number of 1 or more, not "ten"/],
+		[{ q: '={{ { a: 1 } }}' }, /"Search" must be text, not \{"a":1\}/],
+		[{ options: { timeout: 0 } }, /"Timeout \(Ms\)" must be a whole number of 1 or more/],
+		[{ options: { maxAttempts: 11 } }, /"Max Attempts" must be a whole number from 1 to 10, not 11/],
+		[{ options: { maxRetryWait: -1 } }, /"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/],
+	])('%j', async (params, message) => {
+		const result = await runTags(params as IDataObject);
+		const error = result.error('Tags')!;
+		expect(error.message).toMatch(message);
+		expect(error.name).toBe('NodeOperationError');
+		expect((error.context as IDataObject).itemIndex).toBe(0);
+		expect(server.requests).toHaveLength(0);
+	});
+
+	test('the item is named when only one item of several is wrong', async () => {
+		const result = await runTags({ limit: '={{ $json.max }}' }, { items: [{ max: 2 }, { max: 0 }] });
+		expect(result.error('Tags')!.message).toMatch(/not 0 \[item 1\]/);
+	});
+});
+
+describe('Continue On Fail', () => {
+	test('errors become items paired to their input; good items still run', async () => {
+		server.fail({ kind: 'status', status: 200, body: loadQuoteTags() }, { kind: 'envelope', envStatus: 'fail', message: 'No such tag' });
+		const result = await runTags(
+			{ q: '={{ $json.term }}', limit: '={{ $json.max }}' },
+			{ items: [{ term: 'a', max: 1 }, { term: 'b', max: 1 }, { term: 'c', max: -1 }], extra: { continueOnFail: true } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const out = result.output('Tags');
+		expect(out).toHaveLength(3);
+		expect(out[0].pairedItem).toEqual({ item: 0 });
+		expect(out[0].json).toHaveProperty('name');
+		expect(out[1]).toMatchObject({ pairedItem: { item: 1 }, json: { error: expect.stringMatching(/No such tag/) } });
+		expect(out[2]).toMatchObject({ pairedItem: { item: 2 }, json: { error: expect.stringMatching(/"Limit" must be/) } });
+		expect(server.requests).toHaveLength(2);
+	});
+});
+
+describe('the API key never shows', () => {
+	test('not in errors, error items, output or logs, even when the service echoes the headers', async () => {
+		keyed.setMode({ echoHeaders: true });
+		const failing = await runTags(
+			{ limit: 1, options: FAST },
+			{ credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true } },
+		);
+		const error = failing.error('Tags')!;
+		expect(keyed.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+		expect(error.message).toMatch(/Bearer \*\*\*/);
+		const asItems = await runTags(
+			{ limit: 1, options: FAST },
+			{ credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true }, extra: { continueOnFail: true } },
+		);
+		keyed.setMode({ echoHeaders: false });
+		const ok = await runTags({ limit: 1 }, { credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true } });
+		for (const result of [failing, asItems, ok]) {
+			const dump = JSON.stringify(result.run, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v));
+			expect(dump).not.toContain(KEY);
+		}
+		expect(JSON.stringify(logs)).not.toContain(KEY);
+		expect(asItems.output('Tags')[0].json.error).toMatch(/\*\*\*/);
+	});
+});
