@@ -1,0 +1,110 @@
+/**
+ * Shared pieces of the benchmark: one row format, wall time + peak RSS measurement, a keep-alive axios client for
+ * the bare-loop baseline, and the table printer. Every case runs in this one process, in the same run, so the
+ * figures that matter are the ratios between a node and its baseline, not the absolute times.
+ */
+import axios, { type AxiosInstance } from 'axios';
+import http from 'node:http';
+
+export interface BenchRow {
+	/** What is measured, e.g. "Quote Tags, 1,000 items" */
+	case: string;
+	/** Who does it: the node, the bare loop, n8n's HTTP Request node… */
+	variant: string;
+	items?: number;
+	/** Requests the client side made (when it can tell) */
+	requests: number;
+	/** Requests the server counted */
+	serverRequests: number;
+	wallMs: number;
+	/** Peak RSS above the baseline taken just before the case, in MB */
+	peakRssMb: number;
+	notes?: string;
+}
+
+export interface Target {
+	/** Row variant compared (numerator) */
+	variant: string;
+	/** Baseline variant (denominator) */
+	baseline: string;
+	/** Highest allowed wall-time ratio */
+	maxRatio: number;
+	case: string;
+}
+
+/** Runs `fn`, sampling RSS every 5 ms; returns wall time and the peak RSS above what it was before. */
+export async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; wallMs: number; peakRssMb: number }> {
+	if (global.gc) global.gc();
+	const base = process.memoryUsage().rss;
+	let peak = base;
+	const timer = setInterval(() => {
+		const rss = process.memoryUsage().rss;
+		if (rss > peak) peak = rss;
+	}, 5);
+	timer.unref();
+	const started = performance.now();
+	try {
+		const result = await fn();
+		const wallMs = performance.now() - started;
+		peak = Math.max(peak, process.memoryUsage().rss);
+		return { result, wallMs, peakRssMb: (peak - base) / 1048576 };
+	} finally {
+		clearInterval(timer);
+	}
+}
+
+/** axios with keep-alive: the bare baseline a hand-written client would use (`false`: a new connection each time). */
+export function keepAliveClient(keepAlive = true): AxiosInstance {
+	return axios.create({
+		httpAgent: new http.Agent({ keepAlive, maxSockets: 64 }),
+		validateStatus: () => true,
+		timeout: 30000,
+	});
+}
+
+/** Runs `work(i)` for i in [0, n) with at most `concurrency` at once. */
+export async function pool(n: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: Math.min(concurrency, n) }, async () => {
+			while (next < n) await work(next++);
+		}),
+	);
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Markdown table of the rows, with each row's time relative to the first row of its case. */
+export function table(rows: BenchRow[]): string {
+	const firstOfCase = new Map<string, BenchRow>();
+	for (const row of rows) if (!firstOfCase.has(row.case)) firstOfCase.set(row.case, row);
+	const lines = [
+		'| case | variant | items | requests (client / server) | wall time | vs first row | peak RSS Δ |',
+		'|---|---|---:|---:|---:|---:|---:|',
+	];
+	for (const row of rows) {
+		const base = firstOfCase.get(row.case)!;
+		lines.push(
+			`| ${row.case} | ${row.variant}${row.notes ? ` (${row.notes})` : ''} | ${row.items === undefined ? '' : fmt(row.items)} | ${fmt(row.requests)} / ${fmt(row.serverRequests)} | ${fmt(row.wallMs)} ms | ${(row.wallMs / base.wallMs).toFixed(2)}× | ${fmt(row.peakRssMb, 1)} MB |`,
+		);
+	}
+	return lines.join('\n');
+}
+
+/** Checks wall-time ratios against targets; returns the verdict lines and whether all held. */
+export function verdicts(rows: BenchRow[], targets: Target[]): { lines: string[]; ok: boolean } {
+	let ok = true;
+	const lines = targets.map((t) => {
+		const a = rows.find((r) => r.case === t.case && r.variant === t.variant);
+		const b = rows.find((r) => r.case === t.case && r.variant === t.baseline);
+		if (!a || !b) {
+			ok = false;
+			return `✗ ${t.case}: missing row ${a ? t.baseline : t.variant}`;
+		}
+		const ratio = a.wallMs / b.wallMs;
+		const pass = ratio <= t.maxRatio;
+		ok &&= pass;
+		return `${pass ? '✓' : '✗'} ${t.case}: ${t.variant} / ${t.baseline} = ${ratio.toFixed(2)}× (target ≤ ${t.maxRatio}×)`;
+	});
+	return { lines, ok };
+}

@@ -1,0 +1,96 @@
+/**
+ * The main job (`npm run demo`): starts local demo servers for the three APIs on 127.0.0.1 (with the real open data
+ * of ../shared/data when it is there, the project's own fixtures otherwise), runs every example workflow of
+ * examples/ through n8n's execution engine with the built package, and prints what each node produced.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { ROOT, runWorkflow } from '../test/harness/engine';
+import {
+	hasSharedData,
+	loadMuseumRecords,
+	startImageHost,
+	startMuseumServer,
+	startQuotesServer,
+	startTriggerServer,
+} from '../test/servers';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+const API_KEY = 'demo-key-0123456789';
+
+function summarize(items: INodeExecutionData[]): string {
+	const lines = [`${items.length} item${items.length === 1 ? '' : 's'}`];
+	for (const item of items.slice(0, 3)) {
+		const json = JSON.stringify(item.json);
+		const binary = item.binary
+			? ` + binary ${Object.entries(item.binary)
+					.map(([k, b]) => `${k}: ${b.fileName} (${b.mimeType}, ${b.fileSize ?? '?'})`)
+					.join(', ')}`
+			: '';
+		lines.push(`    ${json.length > 220 ? `${json.slice(0, 220)}…` : json}${binary}`);
+	}
+	if (items.length > 3) lines.push(`    … and ${items.length - 3} more`);
+	return lines.join('\n');
+}
+
+async function main() {
+	const started = Date.now();
+	const real = hasSharedData();
+	console.log(
+		real
+			? 'Data: real open data from ../shared/data (Tate and Carnegie Museum of Art records, Quotable tags)'
+			: 'Data: the project fixtures (../shared/data is not here)',
+	);
+	const images = await startImageHost();
+	const records = loadMuseumRecords({ source: 'auto' });
+	const [museum, quotes, trigger] = await Promise.all([
+		startMuseumServer({ records, apiKey: API_KEY, imageBaseUrl: images.url }),
+		startQuotesServer({ apiKey: API_KEY }),
+		startTriggerServer({ apiKey: API_KEY }),
+	]);
+	console.log(`Servers: museum ${museum.url} (${records.length.toLocaleString('en-US')} records), quotes ${quotes.url}, trigger ${trigger.url}, images ${images.url}\n`);
+	const credentials = {
+		triptychApi: { apiKey: API_KEY, triggerUrl: trigger.url, museumUrl: museum.url, quotesUrl: quotes.url, sendKeyToQuotes: false },
+	};
+
+	const dir = path.join(ROOT, 'examples');
+	const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+	let failures = 0;
+	try {
+		for (const file of files) {
+			const workflow = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as IDataObject;
+			console.log(`━━ ${workflow.name ?? file} (examples/${file})`);
+			const t = Date.now();
+			const result = await runWorkflow(workflow as never, { credentials });
+			for (const name of result.order) {
+				const error = result.error(name);
+				console.log(`  ▸ ${name}: ${error ? `ERROR ${error.message}` : summarize(result.output(name))}`);
+			}
+			if (result.workflowError) {
+				failures++;
+				console.log(`  ✗ stopped: ${result.workflowError.message}`);
+			} else {
+				console.log(`  ✓ finished in ${Date.now() - t} ms`);
+			}
+			console.log('');
+		}
+		console.log(
+			`Trigger service received ${trigger.deliveries.length} deliver${trigger.deliveries.length === 1 ? 'y' : 'ies'}` +
+				trigger.deliveries
+					.slice(0, 5)
+					.map((d) => `\n  ${d.event || '(no event)'} ${JSON.stringify(d.body)}${d.idempotencyKey ? ` [Idempotency-Key ${d.idempotencyKey}]` : ''}`)
+					.join(''),
+		);
+		console.log(`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`);
+	} finally {
+		await Promise.all([museum.close(), quotes.close(), trigger.close(), images.close()]);
+	}
+	console.log(`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	process.exit(failures || !files.length ? 1 : 0);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
