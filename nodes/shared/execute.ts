@@ -47,7 +47,8 @@ function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 	return { json, pairedItem: { item: itemIndex } };
 }
 
-function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
+/** n8n errors pass through; anything else becomes a NodeOperationError for that item. */
+export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const message = (error as Error)?.message || String(error);
 	return new NodeOperationError(ctx.getNode(), `${message} [item ${itemIndex}]`, { itemIndex });

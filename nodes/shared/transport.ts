@@ -45,7 +45,18 @@ export interface ApiRequest {
 	 * reach the service (connection refused, DNS failure, 429).
 	 */
 	repeatable: boolean;
+	/** For a request that is not repeatable: why it was not retried and how to make retries safe (shown to the user). */
+	noRetryAdvice?: string;
 }
+
+/** Why the retries ended: `unsafe` when the request may have been acted on and could not be sent again. */
+interface Stop {
+	unsafe: boolean;
+	text: string;
+}
+
+const DEFAULT_NO_RETRY_ADVICE =
+	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
 
 export interface ApiResponse {
 	/** The envelope's `data`, or the whole body when the service sent no envelope */
@@ -66,15 +77,23 @@ interface RawResponse {
 
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
 	'401': 'Check the API Key in the Triptych API credentials.',
 	'403': 'The API key is not allowed to do this. Check its permissions with the service.',
-	'404': 'Check the {label} in the Triptych API credentials: it is the base address, without the path.',
+	'404':
+		'Check the {label} in the Triptych API credentials: it is the base address, without the path.',
 	'405': 'Check the {label} in the Triptych API credentials: it does not point at this API.',
-	'429': 'The service is rate-limiting these calls. Lower the batch size or concurrency, or raise "Max Retry Wait" in the options.',
+	'429':
+		'The service is rate-limiting these calls. Lower the batch size or concurrency, or raise "Max Retry Wait" in the options.',
 	'5xx': 'The service failed. Try again later, or raise "Max Attempts" in the node options.',
 };
 
@@ -94,10 +113,14 @@ export class TriptychClient {
 		const { field, label } = SERVICES[service];
 		const raw = String(credentials[field] ?? '').trim();
 		if (!raw) {
-			throw new NodeOperationError(this.ctx.getNode(), `The ${label} is empty [item ${itemIndex}]`, {
-				itemIndex,
-				description: `Set the ${label} in the Triptych API credentials to the base address of the ${SERVICES[service].name}.`,
-			});
+			throw new NodeOperationError(
+				this.ctx.getNode(),
+				`The ${label} is empty [item ${itemIndex}]`,
+				{
+					itemIndex,
+					description: `Set the ${label} in the Triptych API credentials to the base address of the ${SERVICES[service].name}.`,
+				},
+			);
 		}
 		let parsed: URL;
 		try {
@@ -106,7 +129,10 @@ export class TriptychClient {
 			throw new NodeOperationError(
 				this.ctx.getNode(),
 				`The ${label} "${raw}" is not a valid address [item ${itemIndex}]`,
-				{ itemIndex, description: `Use a full address such as https://api.example.com (${(error as Error).message}).` },
+				{
+					itemIndex,
+					description: `Use a full address such as https://api.example.com (${(error as Error).message}).`,
+				},
 			);
 		}
 		if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
@@ -120,9 +146,15 @@ export class TriptychClient {
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
-	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number): Promise<ApiResponse> {
+	async request(
+		req: ApiRequest,
+		settings: RequestSettings,
+		itemIndex: number,
+	): Promise<ApiResponse> {
 		const base = await this.baseUrl(req.service, itemIndex);
-		const url = req.url ? this.sameOrigin(req.url, base, req.service, itemIndex) : base + (req.path ?? '');
+		const url = req.url
+			? this.sameOrigin(req.url, base, req.service, itemIndex)
+			: base + (req.path ?? '');
 		const options: IHttpRequestOptions = {
 			method: req.method,
 			url,
@@ -161,19 +193,21 @@ export class TriptychClient {
 				: `HTTP ${response!.statusCode}`;
 			const delay = retryAfter ?? backoff(settings.retryDelay, attempt);
 			const budgetLeft = settings.maxRetryWait - waited;
-			let stopReason: string | undefined;
+			const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
+			let stop: Stop | undefined;
 			if (!retryable) {
-				stopReason = failure
-					? 'not retried: the request may already have reached the service, and it is not safe to send twice'
-					: 'not retried: the request may already have been processed, and it is not safe to send twice';
+				stop = { unsafe: true, text: req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE };
 			} else if (attempt >= settings.maxAttempts) {
-				stopReason = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
+				stop = { unsafe: false, text: tries };
 			} else if (delay > budgetLeft) {
-				stopReason = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`;
+				stop = {
+					unsafe: false,
+					text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
+				};
 			}
-			if (stopReason) {
-				if (failure) throw this.networkError(failure, req.service, itemIndex, attempt, stopReason);
-				return await this.interpret(response!, req.service, itemIndex, attempt, stopReason);
+			if (stop) {
+				if (failure) throw this.networkError(failure, req.service, itemIndex, stop);
+				return await this.interpret(response!, req.service, itemIndex, attempt, stop);
 			}
 			this.ctx.logger.debug(
 				`Triptych: the ${name} answered ${what}; retry ${attempt} of ${settings.maxAttempts - 1} in ${delay} ms`,
@@ -209,16 +243,25 @@ export class TriptychClient {
 			}
 			const transient = failure !== undefined || RETRY_STATUS.has(res!.statusCode);
 			const delay =
-				(res && parseRetryAfter(res.headers['retry-after'])) ?? backoff(settings.retryDelay, attempt);
+				(res && parseRetryAfter(res.headers['retry-after'])) ??
+				backoff(settings.retryDelay, attempt);
 			if (!transient || attempt >= settings.maxAttempts || delay > settings.maxRetryWait - waited) {
 				if (failure) {
-					throw new NodeApiError(this.ctx.getNode(), { message: failure.message, networkCode: failure.code } as JsonObject, {
-						message: `Could not download the image ${url} [item ${itemIndex}]`,
-						description: `${failure.code}: ${failure.message}`,
-						itemIndex,
-					});
+					throw new NodeApiError(
+						this.ctx.getNode(),
+						{ message: failure.message, networkCode: failure.code } as JsonObject,
+						{
+							message: `Could not download the image ${url} [item ${itemIndex}]`,
+							description: `${failure.code}: ${failure.message}`,
+							itemIndex,
+						},
+					);
 				}
-				return { body: Buffer.from(res!.body as ArrayBuffer), headers: res!.headers, statusCode: res!.statusCode };
+				return {
+					body: Buffer.from(res!.body as ArrayBuffer),
+					headers: res!.headers,
+					statusCode: res!.statusCode,
+				};
 			}
 			await sleep(delay);
 			waited += delay;
@@ -242,7 +285,11 @@ export class TriptychClient {
 		if (service === 'quotes' && !(await this.getCredentials()).sendKeyToQuotes) {
 			return await this.ctx.helpers.httpRequest(options);
 		}
-		return await this.ctx.helpers.httpRequestWithAuthentication.call(this.ctx, CREDENTIALS_TYPE, options);
+		return await this.ctx.helpers.httpRequestWithAuthentication.call(
+			this.ctx,
+			CREDENTIALS_TYPE,
+			options,
+		);
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
@@ -251,18 +298,26 @@ export class TriptychClient {
 		try {
 			target = new URL(link, base + '/');
 		} catch {
-			throw new NodeApiError(this.ctx.getNode(), { message: 'invalid next-page link' } as JsonObject, {
-				message: `The ${SERVICES[service].name} sent a next-page link that is not an address [item ${itemIndex}]`,
-				description: link,
-				itemIndex,
-			});
+			throw new NodeApiError(
+				this.ctx.getNode(),
+				{ message: 'invalid next-page link' } as JsonObject,
+				{
+					message: `The ${SERVICES[service].name} sent a next-page link that is not an address [item ${itemIndex}]`,
+					description: link,
+					itemIndex,
+				},
+			);
 		}
 		if (target.origin !== new URL(base).origin) {
-			throw new NodeApiError(this.ctx.getNode(), { message: 'foreign next-page link' } as JsonObject, {
-				message: `The ${SERVICES[service].name} sent a next-page link to another host (${target.origin}); it was not followed [item ${itemIndex}]`,
-				description: `The API key is only sent to the ${SERVICES[service].label}. Use Limit or Page instead of Return All.`,
-				itemIndex,
-			});
+			throw new NodeApiError(
+				this.ctx.getNode(),
+				{ message: 'foreign next-page link' } as JsonObject,
+				{
+					message: `The ${SERVICES[service].name} sent a next-page link to another host (${target.origin}); it was not followed [item ${itemIndex}]`,
+					description: `The API key is only sent to the ${SERVICES[service].label}. Use Limit or Page instead of Return All.`,
+					itemIndex,
+				},
+			);
 		}
 		return target.toString();
 	}
@@ -273,7 +328,7 @@ export class TriptychClient {
 		service: Service,
 		itemIndex: number,
 		attempts: number,
-		stopReason?: string,
+		stop?: Stop,
 	): Promise<ApiResponse> {
 		const { label, name } = SERVICES[service];
 		const status = res.statusCode;
@@ -288,7 +343,8 @@ export class TriptychClient {
 				try {
 					body = JSON.parse(text);
 				} catch (error) {
-					const html = /^<(!doctype|html|head|body|\?xml)/i.test(text) || contentType.includes('html');
+					const html =
+						/^<(!doctype|html|head|body|\?xml)/i.test(text) || contentType.includes('html');
 					const excerpt = await this.redact(
 						text
 							.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
@@ -302,20 +358,24 @@ export class TriptychClient {
 						: contentType.includes('json')
 							? `JSON that is cut off or malformed (${(error as Error).message})`
 							: `a body that is not JSON (${contentType || 'no content type'})`;
-					throw new NodeApiError(this.ctx.getNode(), { message: kind, httpCode: String(status) } as JsonObject, {
-						message: `The ${name} answered HTTP ${status} with ${kind} instead of JSON [item ${itemIndex}]`,
-						description: [
-							excerpt ? `It said: "${excerpt}".` : '',
-							status >= 200 && status < 300
-								? `Check the ${label} in the Triptych API credentials: it must point at the API itself.`
-								: hint(String(status), label),
-							stopReason ? `(${stopReason})` : '',
-						]
-							.filter(Boolean)
-							.join(' '),
-						httpCode: String(status),
-						itemIndex,
-					});
+					throw new NodeApiError(
+						this.ctx.getNode(),
+						{ message: kind, httpCode: String(status) } as JsonObject,
+						{
+							message: `The ${name} answered HTTP ${status} with ${kind} instead of JSON [item ${itemIndex}]`,
+							description: [
+								excerpt ? `It said: "${excerpt}".` : '',
+								status >= 200 && status < 300
+									? `Check the ${label} in the Triptych API credentials: it must point at the API itself.`
+									: hint(String(status), label),
+								stop ? `(${stop.text})` : '',
+							]
+								.filter(Boolean)
+								.join(' '),
+							httpCode: String(status),
+							itemIndex,
+						},
+					);
 				}
 			}
 		}
@@ -335,16 +395,22 @@ export class TriptychClient {
 		const serviceMessage = await this.redact(extractMessage(body) ?? '');
 		const envStatus = envelope?.status;
 		const code = ok ? undefined : String(status);
-		const summary = envStatus && envStatus !== 'success'
-			? `The ${name} answered status "${envStatus}"${serviceMessage ? `: ${serviceMessage}` : ''}`
-			: `The ${name} answered HTTP ${status}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+		const summary =
+			envStatus && envStatus !== 'success'
+				? `The ${name} answered status "${envStatus}"${serviceMessage ? `: ${serviceMessage}` : ''}`
+				: `The ${name} answered HTTP ${status}${serviceMessage ? `: ${serviceMessage}` : ''}`;
 		let description = code
 			? hint(code, label)
 			: `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`;
 		if (code === '401' && service === 'quotes') {
-			description = 'The quotes service asks for a key: turn on "Send API Key to Quotes Service" in the Triptych API credentials, and check the API Key.';
+			description =
+				'The quotes service asks for a key: turn on "Send API Key to Quotes Service" in the Triptych API credentials, and check the API Key.';
 		}
-		if (stopReason) description += ` (${stopReason})`;
+		if (stop?.unsafe) {
+			description = `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${stop.text}`;
+		} else if (stop) {
+			description += ` (${stop.text})`;
+		}
 		throw new NodeApiError(
 			this.ctx.getNode(),
 			{ message: serviceMessage || summary, httpCode: code ?? String(status) } as JsonObject,
@@ -358,26 +424,25 @@ export class TriptychClient {
 	}
 
 	private networkError(
-		failure: { code: string; message: string },
+		failure: { code: string; message: string; sent: boolean },
 		service: Service,
 		itemIndex: number,
-		attempts: number,
-		stopReason: string,
+		stop: Stop,
 	): NodeApiError {
 		const { label, name } = SERVICES[service];
 		const timedOut = /timeout|ETIMEDOUT|ECONNABORTED/i.test(`${failure.code} ${failure.message}`);
 		// The network code goes in the description: NodeApiError swaps messages that contain one for a generic text.
 		const message = timedOut
 			? `The ${name} did not answer in time [item ${itemIndex}]`
-			: `Could not reach the ${name} [item ${itemIndex}]`;
+			: failure.sent
+				? `The connection to the ${name} broke after the request was sent [item ${itemIndex}]`
+				: `Could not reach the ${name} [item ${itemIndex}]`;
 		let description = timedOut
 			? `No answer within the time limit (${failure.code}). Raise "Timeout" in the node options if the service is slow.`
 			: `The connection failed (${failure.code}: ${failure.message}). Check the ${label} in the Triptych API credentials and that the service is running.`;
-		if (stopReason.startsWith('not retried')) {
-			description += ` It was ${stopReason}. Set an Idempotency Key in the options to make retries safe.`;
-		} else {
-			description += ` It ${stopReason}.`;
-		}
+		description += stop.unsafe
+			? ` The request had been sent, so the service may have acted on it already. ${stop.text}`
+			: ` It ${stop.text}.`;
 		return new NodeApiError(
 			this.ctx.getNode(),
 			// `networkCode`, not `code`: NodeApiError would replace the message with a generic one for known codes
@@ -388,7 +453,8 @@ export class TriptychClient {
 }
 
 function hint(code: string, label: string): string {
-	const text = STATUS_HINTS[code] ?? (code.startsWith('5') ? STATUS_HINTS['5xx'] : STATUS_HINTS['400']);
+	const text =
+		STATUS_HINTS[code] ?? (code.startsWith('5') ? STATUS_HINTS['5xx'] : STATUS_HINTS['400']);
 	return text.replace('{label}', label);
 }
 
@@ -409,7 +475,11 @@ function extractMessage(body: unknown): string | undefined {
 	for (const key of ['message', 'error', 'detail', 'title']) {
 		const value = b[key];
 		if (typeof value === 'string' && value) return value.slice(0, 500);
-		if (typeof value === 'object' && value !== null && typeof (value as IDataObject).message === 'string') {
+		if (
+			typeof value === 'object' &&
+			value !== null &&
+			typeof (value as IDataObject).message === 'string'
+		) {
 			return ((value as IDataObject).message as string).slice(0, 500);
 		}
 	}
@@ -424,7 +494,9 @@ function networkFailure(error: unknown): { code: string; message: string; sent: 
 		e?.cause?.code ?? (e?.cause?.cause as IDataObject | undefined)?.code ?? e?.code ?? 'EUNKNOWN',
 	);
 	const rawMessage = String(
-		(e?.cause as IDataObject | undefined)?.message ?? (e as unknown as Error)?.message ?? 'request failed',
+		(e?.cause as IDataObject | undefined)?.message ??
+			(e as unknown as Error)?.message ??
+			'request failed',
 	);
 	const message = rawMessage.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
 	const timedOut = /timeout/i.test(message);

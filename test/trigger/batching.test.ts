@@ -1,0 +1,200 @@
+/**
+ * Concurrency and batching: requests in flight are bounded by Concurrency (default 1: one after the other),
+ * batching windows follow n8n's HTTP Request node (Items per Batch, Batch Interval), the output keeps the input
+ * order whatever order the answers come in, and a failure that stops the node stops sending.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { type TriggerServer, startTriggerServer } from '../servers';
+import { FAST, NODE, numbered, runTrigger } from './helpers';
+
+let server: TriggerServer;
+
+beforeAll(async () => {
+	server = await startTriggerServer();
+});
+afterAll(async () => await server.close());
+beforeEach(() => server.reset());
+
+function receivedN(result: Awaited<ReturnType<typeof runTrigger>>) {
+	return result.output(NODE).map((o) => (o.json.received as IDataObject | undefined)?.n);
+}
+
+describe('concurrency', () => {
+	test('default: one request at a time, in item order', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 10 });
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item' },
+			{ items: numbered(6) },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(server.maxInFlight).toBe(1);
+		expect(server.requests.map((r) => (r.json as IDataObject).n)).toEqual([0, 1, 2, 3, 4, 5]);
+	});
+
+	test('Concurrency 4: at most 4 in flight, and it does use 4', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 40 });
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { concurrency: 4 } },
+			{ items: numbered(12) },
+		);
+		expect(result.workflowError).toBeUndefined();
+		// each request is held 40 ms, so 4 at once shows that 4 were sent together, and never more
+		expect(server.maxInFlight).toBe(4);
+		expect(server.requests).toHaveLength(12);
+		expect(receivedN(result)).toEqual([...Array(12).keys()]);
+	});
+
+	test('answers out of order: the output still follows the input order and pairing', async () => {
+		// the first three requests are answered late, the later ones at once
+		server.fail({ kind: 'slow', ms: 150 }, { kind: 'slow', ms: 100 }, { kind: 'slow', ms: 50 });
+		const items = numbered(8);
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { concurrency: 8 } },
+			{ items },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const arrival = server.deliveries.map((d) => (d.body as IDataObject).n);
+		expect(arrival).toHaveLength(8);
+		// they were all in flight together, so the held answers came back after the others
+		expect(server.maxInFlight).toBeGreaterThanOrEqual(4);
+		const out = result.output(NODE);
+		expect(receivedN(result)).toEqual(items.map((it) => it.n));
+		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, item) => ({ item })));
+	});
+
+	test('Concurrency 32 with 100 items', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 5 });
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { concurrency: 32 } },
+			{ items: numbered(100) },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(server.maxInFlight).toBeLessThanOrEqual(32);
+		expect(server.maxInFlight).toBeGreaterThan(1);
+		expect(server.deliveries).toHaveLength(100);
+		expect(receivedN(result)).toEqual([...Array(100).keys()]);
+	});
+});
+
+describe('batching', () => {
+	/** Arrival times of the requests, grouped in windows of `size` */
+	function windows(size: number) {
+		const at = server.requests.map((r) => r.at);
+		const out: number[][] = [];
+		for (let i = 0; i < at.length; i += size) out.push(at.slice(i, i + size));
+		return out;
+	}
+
+	test('Items per Batch 2, Batch Interval 120 ms: a pause between windows, never more than 2 per window', async () => {
+		const started = Date.now();
+		const result = await runTrigger(
+			server,
+			{
+				event: 'e',
+				payload: 'item',
+				options: { batchSize: 2, batchInterval: 120, concurrency: 2 },
+			},
+			{ items: numbered(6) },
+		);
+		const took = Date.now() - started;
+		expect(result.workflowError).toBeUndefined();
+		expect(receivedN(result)).toEqual([0, 1, 2, 3, 4, 5]);
+		const w = windows(2);
+		expect(w).toHaveLength(3);
+		for (let k = 1; k < w.length; k++) {
+			// the next window starts a full interval after the previous one ended (timer slack: 10 ms)
+			expect(Math.min(...w[k]) - Math.max(...w[k - 1])).toBeGreaterThanOrEqual(110);
+		}
+		expect(took).toBeGreaterThanOrEqual(230);
+		expect(server.maxInFlight).toBeLessThanOrEqual(2);
+	});
+
+	test('with Concurrency 1 the items of a window go one after the other', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 5 });
+		await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { batchSize: 3, batchInterval: 60 } },
+			{ items: numbered(6) },
+		);
+		expect(server.maxInFlight).toBe(1);
+		const w = windows(3);
+		expect(Math.min(...w[1]) - Math.max(...w[0])).toBeGreaterThanOrEqual(50);
+	});
+
+	test('Batch Interval 0 turns batching off', async () => {
+		const started = Date.now();
+		await runTrigger(
+			server,
+			{ event: 'e', options: { batchSize: 1, batchInterval: 0 } },
+			{ items: numbered(5) },
+		);
+		expect(server.requests).toHaveLength(5);
+		expect(Date.now() - started).toBeLessThan(1000);
+	});
+
+	test('Items per Batch alone waits the default 1000 ms between windows', async () => {
+		await runTrigger(server, { event: 'e', options: { batchSize: 1 } }, { items: numbered(2) });
+		const [a, b] = server.requests.map((r) => r.at);
+		expect(b - a).toBeGreaterThanOrEqual(990);
+	});
+});
+
+describe('failures', () => {
+	test('without Continue On Fail, a failed item stops the node and nothing after it is sent', async () => {
+		server.fail({ kind: 'slow', ms: 0 }, { kind: 'status', status: 503, retryAfter: '0' });
+		const result = await runTrigger(
+			server,
+			{ event: '={{ "n" + $itemIndex }}', options: FAST },
+			{ items: numbered(5) },
+		);
+		expect(result.error(NODE)?.message).toContain('[item 1]');
+		expect(server.requests.map((r) => r.path)).toEqual(['/trigger/n0', '/trigger/n1']);
+	});
+
+	test('a failure in one batch window stops the windows after it', async () => {
+		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
+		const result = await runTrigger(
+			server,
+			{
+				event: '={{ "n" + $itemIndex }}',
+				options: { ...FAST, batchSize: 2, batchInterval: 50, concurrency: 2 },
+			},
+			{ items: numbered(6) },
+		);
+		expect(result.error(NODE)?.message).toMatch(/answered .*\[item 0\]$/);
+		// item 1 was already in flight with item 0; the next windows never opened
+		expect(server.requests.map((r) => r.path).sort()).toEqual(['/trigger/n0', '/trigger/n1']);
+	});
+
+	test('with Continue On Fail and Concurrency 4: error items in place, all others delivered', async () => {
+		server.fail(
+			{ kind: 'status', status: 503, retryAfter: '0' },
+			{ kind: 'slow', ms: 0 },
+			{ kind: 'status', status: 400, body: { status: 'fail', data: null, message: 'nope' } },
+		);
+		const items = numbered(10);
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { ...FAST, concurrency: 4 } },
+			{ items, extra: { continueOnFail: true } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const out = result.output(NODE);
+		expect(out).toHaveLength(10);
+		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, item) => ({ item })));
+		const failed = out.filter((o) => o.json.error !== undefined);
+		expect(failed).toHaveLength(2);
+		expect(failed.map((o) => o.json.httpCode).sort()).toEqual(['400', '503']);
+		const ok = out.filter((o) => o.json.error === undefined);
+		ok.forEach((o) =>
+			expect((o.json.received as IDataObject).n).toBe((o.pairedItem as { item: number }).item),
+		);
+		expect(server.deliveries).toHaveLength(8);
+		expect(server.requests).toHaveLength(10); // nothing sent twice
+	});
+});
