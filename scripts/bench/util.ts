@@ -1,10 +1,12 @@
 /**
- * Shared pieces of the benchmark: one row format, wall time + peak RSS measurement, a keep-alive axios client for
+ * Shared pieces of the benchmark: one row format, wall time + CPU + peak RSS measurement, a keep-alive axios client for
  * the bare-loop baseline, and the table printer. Every case runs in this one process, in the same run, so the
  * figures that matter are the ratios between a node and its baseline, not the absolute times.
  */
 import axios, { type AxiosInstance } from 'axios';
 import http from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 export interface BenchRow {
 	/** What is measured, e.g. "Quote Tags, 1,000 items" */
@@ -19,6 +21,8 @@ export interface BenchRow {
 	wallMs: number;
 	/** Peak RSS above the baseline taken just before the case, in MB */
 	peakRssMb: number;
+	/** When set, a target: peak RSS Δ must stay at or below this (MB) */
+	memoryBudgetMb?: number;
 	notes?: string;
 }
 
@@ -32,26 +36,41 @@ export interface Target {
 	case: string;
 }
 
-/** Runs `fn`, sampling RSS every 5 ms; returns wall time and the peak RSS above what it was before. */
-export async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; wallMs: number; peakRssMb: number }> {
-	if (global.gc) global.gc();
-	const base = process.memoryUsage().rss;
+const gc: () => void = (() => {
+	v8.setFlagsFromString('--expose-gc');
+	return vm.runInNewContext('gc') as () => void;
+})();
+
+/**
+ * Runs `fn`: wall time, this process's CPU time, and the peak RSS above the baseline taken just before (after a
+ * forced GC), sampled every 2 ms.
+ */
+export async function measure<T>(
+	fn: () => Promise<T>,
+): Promise<{ result: T; wallMs: number; cpuMs: number; peakRssMb: number }> {
+	gc();
+	gc();
+	const base = process.memoryUsage.rss();
 	let peak = base;
 	const timer = setInterval(() => {
-		const rss = process.memoryUsage().rss;
+		const rss = process.memoryUsage.rss();
 		if (rss > peak) peak = rss;
-	}, 5);
+	}, 2);
 	timer.unref();
+	const cpu = process.cpuUsage();
 	const started = performance.now();
 	try {
 		const result = await fn();
 		const wallMs = performance.now() - started;
-		peak = Math.max(peak, process.memoryUsage().rss);
-		return { result, wallMs, peakRssMb: (peak - base) / 1048576 };
+		const used = process.cpuUsage(cpu);
+		peak = Math.max(peak, process.memoryUsage.rss());
+		return { result, wallMs, cpuMs: (used.user + used.system) / 1000, peakRssMb: (peak - base) / 1048576 };
 	} finally {
 		clearInterval(timer);
 	}
 }
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 /** axios with keep-alive: the bare baseline a hand-written client would use (`false`: a new connection each time). */
 export function keepAliveClient(keepAlive = true): AxiosInstance {
@@ -91,7 +110,7 @@ export function table(rows: BenchRow[]): string {
 	return lines.join('\n');
 }
 
-/** Checks wall-time ratios against targets; returns the verdict lines and whether all held. */
+/** Checks wall-time ratios against targets, and each row's memory budget; returns the verdicts and whether all held. */
 export function verdicts(rows: BenchRow[], targets: Target[]): { lines: string[]; ok: boolean } {
 	let ok = true;
 	const lines = targets.map((t) => {
@@ -106,5 +125,12 @@ export function verdicts(rows: BenchRow[], targets: Target[]): { lines: string[]
 		ok &&= pass;
 		return `${pass ? '✓' : '✗'} ${t.case}: ${t.variant} / ${t.baseline} = ${ratio.toFixed(2)}× (target ≤ ${t.maxRatio}×)`;
 	});
+	for (const row of rows.filter((r) => r.memoryBudgetMb !== undefined)) {
+		const pass = row.peakRssMb <= row.memoryBudgetMb!;
+		ok &&= pass;
+		lines.push(
+			`${pass ? '✓' : '✗'} ${row.case}: ${row.variant} peak RSS Δ ${row.peakRssMb.toFixed(1)} MB (budget ≤ ${row.memoryBudgetMb!.toFixed(1)} MB)`,
+		);
+	}
 	return { lines, ok };
 }

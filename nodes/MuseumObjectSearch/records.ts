@@ -1,0 +1,107 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { PageAnswer } from '../shared/paging';
+import type { SearchPlan } from './plan';
+
+/**
+ * The records of one answer. The service may send `data: {info, records}` (Harvard style, with `info.next`),
+ * `data` as the list itself, or a bare list without envelope. Anything else returns a description of what
+ * came, for the error message.
+ */
+export function readPage(data: unknown): PageAnswer<unknown> | string {
+	if (Array.isArray(data)) return { records: data };
+	if (typeof data === 'object' && data !== null) {
+		const body = data as IDataObject;
+		if (Array.isArray(body.records)) {
+			const info = body.info;
+			if (typeof info !== 'object' || info === null || Array.isArray(info)) {
+				return { records: body.records };
+			}
+			const next = (info as IDataObject).next;
+			return {
+				records: body.records,
+				next: typeof next === 'string' && next.trim() ? next.trim() : null,
+			};
+		}
+		const keys = Object.keys(body);
+		return keys.length
+			? `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`
+			: 'an empty object';
+	}
+	if (data === undefined || data === null) return 'an empty body';
+	return `a ${typeof data} (${String(data).slice(0, 40)})`;
+}
+
+export function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A record's identity: Harvard sends both objectid and id (the same number). */
+export function recordKey(record: unknown): unknown {
+	if (!isRecord(record)) return undefined;
+	return record.objectid ?? record.id;
+}
+
+const text = (value: unknown): string | number | null =>
+	typeof value === 'string' || typeof value === 'number' ? value : null;
+
+/** The primary image: `primaryimageurl`, else the first image with an address. */
+export function imageUrlOf(record: IDataObject): string | undefined {
+	const primary = record.primaryimageurl;
+	if (typeof primary === 'string' && primary.trim()) return primary.trim();
+	const images = record.images;
+	if (Array.isArray(images)) {
+		for (const image of images) {
+			const url = isRecord(image) ? image.baseimageurl : undefined;
+			if (typeof url === 'string' && url.trim()) return url.trim();
+		}
+	}
+	return undefined;
+}
+
+function artistNames(people: unknown): string | null {
+	if (!Array.isArray(people) || people.length === 0) return null;
+	const names: string[] = [];
+	for (const person of people) {
+		if (!isRecord(person)) continue;
+		const name = person.displayname ?? person.name;
+		if (typeof name === 'string' && name && !names.includes(name)) names.push(name);
+	}
+	return names.length ? names.join(', ') : null;
+}
+
+/** Output = Simplified: one small flat object per record, built directly from it. */
+export function simplify(record: IDataObject): IDataObject {
+	return {
+		id: text(record.objectid ?? record.id),
+		title: text(record.title),
+		artist: artistNames(record.people),
+		date: text(record.dated),
+		classification: text(record.classification),
+		period: text(record.period),
+		culture: text(record.culture),
+		medium: text(record.medium),
+		imageUrl: imageUrlOf(record) ?? null,
+		url: text(record.url),
+	};
+}
+
+/** Output = Selected Fields: the listed fields (dotted paths reach into objects and lists); absent ones are null. */
+export function pick(
+	record: IDataObject,
+	selected: NonNullable<SearchPlan['selected']>,
+): IDataObject {
+	const out: IDataObject = {};
+	for (const { name, path } of selected) {
+		let value: unknown = record;
+		for (const step of path) {
+			if (typeof value !== 'object' || value === null) {
+				value = undefined;
+				break;
+			}
+			value = (value as IDataObject)[step];
+		}
+		out[name] = (value ?? null) as IDataObject[string];
+	}
+	return out;
+}

@@ -1,0 +1,233 @@
+/**
+ * Museum Object Search when the service misbehaves: every failure mode of the shared transport at least once for
+ * this node (401, 429 with Retry-After, a 503 burst, HTML, truncated JSON, a "fail" envelope with HTTP 200, an
+ * answer slower than the timeout, a reset connection), a failure in the middle of Return All, Continue On Fail,
+ * and the API key never showing in output, errors or logs.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { logs } from '../harness/engine';
+import {
+	type MuseumServer,
+	generateMuseumRecords,
+	loadMuseumRecords,
+	startMuseumServer,
+} from '../servers';
+import { dump, FAST, jsonOf, KEY, NODE, runSearch } from './setup';
+
+const fixtures = loadMuseumRecords({ source: 'fixture' });
+let museum: MuseumServer;
+let big: MuseumServer;
+
+beforeAll(async () => {
+	museum = await startMuseumServer({ records: fixtures });
+	big = await startMuseumServer({ records: generateMuseumRecords(500) });
+});
+afterAll(async () => {
+	await museum.close();
+	await big.close();
+});
+beforeEach(() => {
+	museum.reset();
+	big.reset();
+	logs.length = 0;
+});
+
+const run = (
+	params: IDataObject,
+	opts: { items?: IDataObject[]; extra?: IDataObject; credentials?: IDataObject } = {},
+) => runSearch(params, { museumUrl: museum.url, ...opts });
+
+describe('failures of the service', () => {
+	test('401: a clear error pointing at the API key, not retried', async () => {
+		const result = await run({ limit: 2, options: FAST }, { credentials: { apiKey: 'wrong-key' } });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			'The museum service answered status "fail": Invalid API key [item 0]',
+		);
+		expect(error.description).toMatch(/Check the API Key in the Triptych API credentials/);
+		expect(error.httpCode).toBe('401');
+		expect(museum.requests).toHaveLength(1);
+	});
+
+	test('429 with Retry-After is retried (counted at the server) and the retries are logged', async () => {
+		museum.fail(
+			{ kind: 'status', status: 429, retryAfter: '0' },
+			{ kind: 'status', status: 429, retryAfter: '0' },
+		);
+		const result = await run({ limit: 3, options: FAST });
+		expect(result.workflowError).toBeUndefined();
+		expect(museum.requests).toHaveLength(3);
+		expect(jsonOf(result)).toHaveLength(3);
+		const retries = logs.filter((l) => /museum service answered HTTP 429; retry/.test(l.message));
+		expect(retries).toHaveLength(2);
+	});
+
+	test('a Retry-After longer than Max Retry Wait stops at once and says why', async () => {
+		museum.fail({ kind: 'status', status: 429, retryAfter: '120' });
+		const started = Date.now();
+		const result = await run({ limit: 1, options: { maxRetryWait: 10 } });
+		expect(Date.now() - started).toBeLessThan(3000);
+		expect(museum.requests).toHaveLength(1);
+		expect(result.error(NODE)!.description).toMatch(
+			/as Retry-After asked\) would pass the Max Retry Wait of 10 s/,
+		);
+	});
+
+	test('a burst of 503s is retried within Max Attempts', async () => {
+		museum.fail(...Array.from({ length: 3 }, () => ({ kind: 'status' as const, status: 503 })));
+		const result = await run({ limit: 2, options: { ...FAST, maxAttempts: 4 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(museum.requests).toHaveLength(4);
+		expect(jsonOf(result)).toHaveLength(2);
+	});
+
+	test('a 503 burst longer than Max Attempts fails with the count of attempts', async () => {
+		museum.fail(...Array.from({ length: 5 }, () => ({ kind: 'status' as const, status: 503 })));
+		const result = await run({ limit: 2, options: { ...FAST, maxAttempts: 3 } });
+		const error = result.error(NODE)!;
+		expect(error.message).toMatch(
+			/museum service answered status "error": Service Unavailable \[item 0\]/,
+		);
+		expect(error.description).toMatch(/gave up after 3 attempts/);
+		expect(museum.requests).toHaveLength(3);
+	});
+
+	test('an HTML page gives a clear error', async () => {
+		museum.fail({ kind: 'html', status: 404 });
+		const result = await run({ limit: 1, options: FAST });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			'The museum service answered HTTP 404 with an HTML page instead of JSON [item 0]',
+		);
+		expect(error.description).toMatch(/Museum URL/);
+	});
+
+	test('truncated JSON is reported as cut off', async () => {
+		museum.fail({ kind: 'truncated' });
+		const result = await run({ limit: 1 });
+		expect(result.error(NODE)!.message).toMatch(
+			/museum service answered HTTP 200 with JSON that is cut off or malformed/,
+		);
+	});
+
+	test('a "fail" envelope with HTTP 200 is an error with the service’s message', async () => {
+		museum.fail({ kind: 'envelope', envStatus: 'fail', message: 'Unknown classification' });
+		const result = await run({ limit: 1 });
+		expect(result.error(NODE)!.message).toBe(
+			'The museum service answered status "fail": Unknown classification (HTTP 200) [item 0]',
+		);
+	});
+
+	test('the service’s own 400 (a hasimage value it refuses) shows its message', async () => {
+		const result = await run({
+			limit: 1,
+			additionalQuery: { parameters: [{ name: 'hasimage', value: 'yes' }] },
+		});
+		expect(result.error(NODE)!.message).toMatch(
+			/answered status "fail": hasimage must be 0 or 1 \[item 0\]/,
+		);
+		expect(result.error(NODE)!.httpCode).toBe('400');
+	});
+
+	test('an answer slower than the timeout fails clearly when retries are off', async () => {
+		museum.fail({ kind: 'slow', ms: 1500 });
+		const result = await run({ limit: 1, options: { timeout: 200, maxAttempts: 1 } });
+		const error = result.error(NODE)!;
+		expect(error.message).toMatch(/The museum service did not answer in time/);
+		expect(error.description).toMatch(/Raise "Timeout"/);
+	});
+
+	test('a slow answer and a reset connection are retried (searching is safe to repeat)', async () => {
+		museum.fail({ kind: 'slow', ms: 1500 }, { kind: 'reset' });
+		const result = await run({ limit: 2, options: { ...FAST, timeout: 200 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(museum.requests).toHaveLength(3);
+		expect(jsonOf(result)).toHaveLength(2);
+	});
+
+	test('a page failing in the middle of Return All fails the item: no partial result', async () => {
+		big.fail(
+			{ kind: 'slow', ms: 0 },
+			{ kind: 'slow', ms: 0 },
+			...Array.from({ length: 2 }, () => ({ kind: 'status' as const, status: 502 })),
+		);
+		const result = await runSearch(
+			{ returnAll: true, options: { ...FAST, maxAttempts: 2 } },
+			{ museumUrl: big.url },
+		);
+		expect(result.error(NODE)!.message).toMatch(/answered status "error": Bad Gateway \[item 0\]/);
+		expect(big.requests.map((r) => r.query.page)).toEqual(['1', '2', '3', '3']);
+		expect(result.run.data.resultData.runData[NODE][0].data).toBeUndefined();
+	});
+
+	test('a retried page in the middle of Return All does not repeat records', async () => {
+		big.fail({ kind: 'slow', ms: 0 }, { kind: 'status', status: 503, retryAfter: '0' });
+		const result = await runSearch({ returnAll: true, options: FAST }, { museumUrl: big.url });
+		expect(result.workflowError).toBeUndefined();
+		expect(jsonOf(result)).toHaveLength(500);
+		expect(new Set(jsonOf(result).map((r) => r.id)).size).toBe(500);
+		expect(big.requests.map((r) => r.query.page)).toEqual(['1', '2', '2', '3', '4', '5']);
+	});
+});
+
+describe('Continue On Fail', () => {
+	test('a failed search becomes an error item paired to its input; the other items still run', async () => {
+		museum.fail(
+			{ kind: 'slow', ms: 0 },
+			{ kind: 'envelope', envStatus: 'fail', message: 'Query too complex' },
+		);
+		const result = await run(
+			{ q: '={{ $json.q }}', limit: 2 },
+			{ items: [{ q: 'turner' }, { q: 'monet' }, { q: 'rodin' }], extra: { continueOnFail: true } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const out = result.output(NODE);
+		expect(out.map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 2 },
+		]);
+		expect(out[2].json).toEqual({
+			error: 'The museum service answered status "fail": Query too complex (HTTP 200) [item 1]',
+			description: expect.any(String),
+			httpCode: '200',
+		});
+		expect(out[0].json.artist).toMatch(/Turner/);
+		expect(out[3].json.artist).toBe('Auguste Rodin');
+	});
+
+	test('without it the first failing item stops the run with its index', async () => {
+		museum.fail({ kind: 'slow', ms: 0 }, { kind: 'status', status: 401 });
+		const result = await run(
+			{ q: '={{ $json.q }}', limit: 2 },
+			{ items: [{ q: 'turner' }, { q: 'monet' }] },
+		);
+		expect(result.error(NODE)!.message).toMatch(/\[item 1\]$/);
+		expect((result.error(NODE)!.context as IDataObject).itemIndex).toBe(1);
+		expect(museum.requests).toHaveLength(2);
+	});
+});
+
+describe('the API key never shows', () => {
+	test('not in output, errors, error items or logs, even when the service echoes the headers', async () => {
+		museum.setMode({ echoHeaders: true });
+		const failing = await run({ limit: 1, options: FAST });
+		expect(museum.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+		expect(failing.error(NODE)!.message).toMatch(/Bearer \*\*\*/);
+		const asItems = await run({ limit: 1, options: FAST }, { extra: { continueOnFail: true } });
+		expect(asItems.output(NODE)[0].json.error).toMatch(/Bearer \*\*\*/);
+		museum.setMode({ echoHeaders: false });
+		museum.fail(
+			{ kind: 'status', status: 429, retryAfter: '0' },
+			{ kind: 'echoHeaders', status: 503 },
+		);
+		const retried = await run({ limit: 1, options: FAST });
+		const ok = await run({ limit: 3, options: { output: 'raw' } });
+		expect(jsonOf(ok)).toHaveLength(3);
+		for (const result of [failing, asItems, retried, ok]) expect(dump(result)).not.toContain(KEY);
+		expect(JSON.stringify(logs)).not.toContain(KEY);
+	});
+});
