@@ -17,7 +17,8 @@ export class TriptychApi implements ICredentialType {
 
 	displayName = 'Triptych API';
 
-	documentationUrl = 'https://github.com/triptych-nodes/n8n-nodes-triptych?tab=readme-ov-file#credentials';
+	documentationUrl =
+		'https://github.com/triptych-nodes/n8n-nodes-triptych?tab=readme-ov-file#credentials';
 
 	icon: Icon = { light: 'file:../icons/triptych.svg', dark: 'file:../icons/triptych.dark.svg' };
 

@@ -62,7 +62,8 @@ export class QuoteTags implements INodeType {
 			// The service may ignore "limit" (the best-known one does): the node still returns at most Limit tags.
 			const kept = limit === undefined ? tags : tags.slice(0, limit);
 			return kept.map((tag) => ({
-				json: typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
+				json:
+					typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
 				pairedItem: { item: i },
 			}));
 		});

@@ -9,8 +9,7 @@ export const quoteTagsProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. wisdom',
-		description:
-			'Text to look for in tag names (sent as "q"). Leave empty for every tag.',
+		description: 'Text to look for in tag names (sent as "q"). Leave empty for every tag.',
 	},
 	...returnAllOrLimit(),
 	{
@@ -25,7 +24,8 @@ export const quoteTagsProperties: INodeProperties[] = [
 				name: 'sortBy',
 				type: 'options',
 				default: 'name',
-				description: 'Field to sort the tags by (sent as "sortBy"; the service sorts by name when it has no such option)',
+				description:
+					'Field to sort the tags by (sent as "sortBy"; the service sorts by name when it has no such option)',
 				options: [
 					{ name: 'Date Added', value: 'dateAdded' },
 					{ name: 'Date Modified', value: 'dateModified' },
@@ -38,7 +38,8 @@ export const quoteTagsProperties: INodeProperties[] = [
 				name: 'order',
 				type: 'options',
 				default: 'asc',
-				description: 'Sent as "order". Without it the service uses ascending for names and descending for the others.',
+				description:
+					'Sent as "order". Without it the service uses ascending for names and descending for the others.',
 				options: [
 					{ name: 'Ascending', value: 'asc' },
 					{ name: 'Descending', value: 'desc' },

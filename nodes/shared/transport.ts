@@ -289,14 +289,19 @@ export class TriptychClient {
 		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
 		// usual: n8n does not load and decrypt them again for every request of the run.
 		const reference = this.ctx.getNode().credentials?.[CREDENTIALS_TYPE];
-		return await this.ctx.helpers.httpRequestWithAuthentication.call(this.ctx, CREDENTIALS_TYPE, options, {
-			credentialsDecrypted: {
-				id: reference?.id ?? '',
-				name: reference?.name ?? '',
-				type: CREDENTIALS_TYPE,
-				data: (await this.getCredentials()) as ICredentialDataDecryptedObject,
+		return await this.ctx.helpers.httpRequestWithAuthentication.call(
+			this.ctx,
+			CREDENTIALS_TYPE,
+			options,
+			{
+				credentialsDecrypted: {
+					id: reference?.id ?? '',
+					name: reference?.name ?? '',
+					type: CREDENTIALS_TYPE,
+					data: (await this.getCredentials()) as ICredentialDataDecryptedObject,
+				},
 			},
-		});
+		);
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */

@@ -38,7 +38,12 @@ export function toInteger(
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
 		const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
-		throw fieldError(ctx, `"${field}"`, itemIndex, `must be a whole number ${range}, not ${show(value)}`);
+		throw fieldError(
+			ctx,
+			`"${field}"`,
+			itemIndex,
+			`must be a whole number ${range}, not ${show(value)}`,
+		);
 	}
 	return n;
 }
@@ -57,7 +62,14 @@ export function toText(
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
 	}
 	const text = value.trim();
-	if (required && !text) throw fieldError(ctx, `"${field}"`, itemIndex, 'is empty', 'Fill it in, or map it from the input item.');
+	if (required && !text)
+		throw fieldError(
+			ctx,
+			`"${field}"`,
+			itemIndex,
+			'is empty',
+			'Fill it in, or map it from the input item.',
+		);
 	return text;
 }
 
@@ -70,11 +82,13 @@ export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | un
 /** The Options collection's timeout and retry settings, checked. */
 export function getRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pick = (name: string, fallback: number) => (options[name] === undefined ? fallback : options[name]);
+	const pick = (name: string, fallback: number) =>
+		options[name] === undefined ? fallback : options[name];
 	return {
 		timeout: toInteger(ctx, pick('timeout', 30000), 'Timeout (Ms)', itemIndex, 1),
 		maxAttempts: toInteger(ctx, pick('maxAttempts', 3), 'Max Attempts', itemIndex, 1, 10),
 		retryDelay: toInteger(ctx, pick('retryDelay', 500), 'Initial Retry Delay (Ms)', itemIndex, 0),
-		maxRetryWait: toInteger(ctx, pick('maxRetryWait', 30), 'Max Retry Wait (Seconds)', itemIndex, 0) * 1000,
+		maxRetryWait:
+			toInteger(ctx, pick('maxRetryWait', 30), 'Max Retry Wait (Seconds)', itemIndex, 0) * 1000,
 	};
 }
