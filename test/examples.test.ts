@@ -1,0 +1,135 @@
+/**
+ * The example workflows (examples/*.json) and the end-to-end workflows (scripts/e2e/workflows/*.json) run as
+ * written through n8n's engine (the harness: n8n-core's WorkflowExecute, the built package, real n8n-nodes-base
+ * nodes) against the loopback services, with the placeholder credential replaced. The Schedule Trigger starts the
+ * run in manual mode, as the editor's "Execute workflow" does. The same checks run in a real n8n app in
+ * `npm run test:e2e` (scripts/e2e.ts).
+ */
+import { Buffer } from 'node:buffer';
+import type { IConnections, INode } from 'n8n-workflow';
+
+import type { INodeProperties, INodePropertyCollection, INodeType } from 'n8n-workflow';
+
+import { loadPackage, runWorkflow } from './harness/engine';
+import {
+	type Item,
+	type RunView,
+	type Services,
+	CREDENTIAL_TYPE,
+	PLACEHOLDER_CREDENTIAL_ID,
+	SCENARIOS,
+	credentialData,
+	readWorkflow,
+	resetServices,
+	startServices,
+	viewOfRun,
+	withCredential,
+} from '../scripts/e2e/scenarios';
+
+let services: Services;
+
+beforeAll(async () => {
+	services = await startServices();
+});
+afterAll(async () => await services.close());
+beforeEach(() => resetServices(services));
+
+async function run(key: string): Promise<RunView> {
+	const scenario = SCENARIOS.find((s) => s.key === key)!;
+	const wf = withCredential(readWorkflow(scenario.file), 'harness-credential', 'Triptych (test)');
+	const result = await runWorkflow(
+		{
+			nodes: wf.nodes as unknown as INode[],
+			connections: wf.connections as unknown as IConnections,
+			settings: wf.settings as never,
+		},
+		{ credentials: { [CREDENTIAL_TYPE]: credentialData(services, scenario.credential) } },
+	);
+	expect(result.order[0]).toBe(scenario.trigger);
+	const view = viewOfRun(result.run as never);
+	// the harness keeps binary data inline (n8n's "default" binary mode): base64 in `data`
+	view.binaryBytes = (item: Item, property: string) => {
+		const data = item.binary?.[property]?.data;
+		return data ? Buffer.from(data, 'base64') : undefined;
+	};
+	return view;
+}
+
+describe('example workflows', () => {
+	test.each(SCENARIOS.map((s) => [s.key, s.file]))(
+		'%s (%s) has credentials left as placeholders',
+		(_key, file) => {
+			const wf = readWorkflow(file);
+			const refs = wf.nodes
+				.filter((n) => n.type.startsWith('n8n-nodes-triptych.'))
+				.map((n) => n.credentials?.[CREDENTIAL_TYPE]);
+			expect(refs.length).toBeGreaterThan(0);
+			for (const ref of refs)
+				expect(ref).toEqual({ id: PLACEHOLDER_CREDENTIAL_ID, name: 'Triptych API account' });
+			expect(JSON.stringify(wf)).not.toContain(services.apiKey);
+		},
+	);
+
+	// n8n drops parameters a node does not declare: a renamed parameter would silently fall back to its default
+	test.each(SCENARIOS.map((s) => [s.key, s.file]))(
+		'%s (%s) uses only parameters the built nodes declare',
+		async (_key, file) => {
+			const { pkg } = await loadPackage();
+			const unknown: string[] = [];
+			const walk = (
+				values: Record<string, unknown>,
+				properties: INodeProperties[],
+				where: string,
+			) => {
+				for (const [name, value] of Object.entries(values)) {
+					const property = properties.find((p) => p.name === name);
+					if (!property) {
+						unknown.push(`${where}${name}`);
+						continue;
+					}
+					if (property.type === 'collection' && value && typeof value === 'object') {
+						walk(
+							value as Record<string, unknown>,
+							property.options as INodeProperties[],
+							`${where}${name}.`,
+						);
+					}
+					if (property.type === 'fixedCollection' && value && typeof value === 'object') {
+						for (const [group, entries] of Object.entries(value as Record<string, unknown>)) {
+							const option = (property.options as INodePropertyCollection[]).find(
+								(o) => o.name === group,
+							);
+							if (!option) {
+								unknown.push(`${where}${name}.${group}`);
+								continue;
+							}
+							for (const entry of Array.isArray(entries) ? entries : [entries]) {
+								walk(entry as Record<string, unknown>, option.values, `${where}${name}.${group}.`);
+							}
+						}
+					}
+				}
+			};
+			const nodes = readWorkflow(file).nodes.filter((n) =>
+				n.type.startsWith('n8n-nodes-triptych.'),
+			);
+			for (const n of nodes) {
+				const type = pkg.nodeTypes[n.type.split('.')[1]]?.type as INodeType | undefined;
+				expect(type).toBeDefined();
+				walk(n.parameters, type!.description.properties, `${n.name}: `);
+			}
+			expect(unknown).toEqual([]);
+		},
+	);
+
+	test.each(SCENARIOS.map((s) => [s.key, s.title]))('%s: %s', async (key) => {
+		const scenario = SCENARIOS.find((s) => s.key === key)!;
+		const facts = await scenario.check(await run(key), services);
+		expect(facts.length).toBeGreaterThan(0);
+		if (scenario.recheck) {
+			const before = services.trigger.deliveries.length;
+			expect(before).toBeGreaterThan(0);
+			await scenario.recheck(await run(key), services, before);
+		}
+	});
+});
