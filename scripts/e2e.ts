@@ -1,5 +1,5 @@
 /**
- * End-to-end check in a real n8n app (`npm run test:e2e`; see docs/e2e.md).
+ * End-to-end check in a real n8n app (`npm run test:e2e`; see the README, "End to end in a real n8n").
  *
  * For each n8n version (default: the newest 2.x that installs here and the oldest 1.x the package supports):
  *   1. installs n8n once into ~/.cache/triptych-e2e/n8n-<version> (cached: later runs skip it);
@@ -504,12 +504,21 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				rest = new Rest(base);
 				const password = 'E2e-Passw0rd-Triptych';
 				const email = 'e2e@triptych.test';
-				const setup = await rest.call('POST', '/rest/owner/setup', {
-					email,
-					firstName: 'E2E',
-					lastName: 'Owner',
-					password,
-				});
+				// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
+				const setup = await waitFor(
+					'the owner setup route',
+					30_000,
+					async () => {
+						const answer = await rest!.call('POST', '/rest/owner/setup', {
+							email,
+							firstName: 'E2E',
+							lastName: 'Owner',
+							password,
+						});
+						return answer.status === 404 ? undefined : answer;
+					},
+					server,
+				);
 				if (setup.status !== 200)
 					fail(`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`);
 				const login = await rest.call('POST', '/rest/login', {

@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { forEachItem } from '../shared/execute';
+import { checkItems, forEachItem } from '../shared/execute';
 import { fetchAllPages } from '../shared/paging';
 import { TriptychClient } from '../shared/transport';
 import { museumObjectSearchProperties } from './description';
@@ -43,18 +43,7 @@ export class MuseumObjectSearch implements INodeType {
 		// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
 		const asTool = /Tool$/.test(this.getNode().type);
 
-		// Every item's fields are checked before the first request, so a wrong value stops the run before anything
-		// is sent. Under Continue On Fail the wrong item becomes an error item and the others still run.
-		const plans: Array<SearchPlan | Error> = [];
-		for (let i = 0; i < this.getInputData().length; i++) {
-			try {
-				plans.push(readPlan(this, i, asTool));
-			} catch (error) {
-				plans.push(error as Error);
-			}
-		}
-		const invalid = plans.find((plan): plan is Error => plan instanceof Error);
-		if (invalid && !this.continueOnFail()) throw invalid;
+		const plans = checkItems(this, (i) => readPlan(this, i, asTool));
 
 		const imageBudget = { used: 0 };
 		return await forEachItem(this, async (i) => {

@@ -8,9 +8,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeConnectionTypes } from 'n8n-workflow';
 
-import { forEachItem } from '../shared/execute';
+import { checkItems, forEachItem } from '../shared/execute';
 import { TriptychClient } from '../shared/transport';
-import { getLimit, getRequestSettings, toText } from '../shared/validation';
+import { fieldError, getLimit, getRequestSettings, toText } from '../shared/validation';
 import { quoteTagsProperties } from './description';
 
 export class QuoteTags implements INodeType {
@@ -33,21 +33,13 @@ export class QuoteTags implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const client = new TriptychClient(this);
+		const searches = checkItems(this, (i) => readSearch(this, i));
 		return await forEachItem(this, async (i) => {
-			const q = toText(this, this.getNodeParameter('q', i, ''), 'Search', i);
-			const limit = getLimit(this, i);
-			const settings = getRequestSettings(this, i);
-			const options = this.getNodeParameter('options', i, {}) as IDataObject;
-
-			const qs: IDataObject = {};
-			if (q) qs.q = q;
-			if (limit !== undefined) qs.limit = limit;
-			if (options.sortBy) qs.sortBy = options.sortBy;
-			if (options.order) qs.order = options.order;
-
+			const search = searches[i];
+			if (search instanceof Error) throw search;
 			const response = await client.request(
-				{ service: 'quotes', method: 'GET', path: '/tags', qs, repeatable: true },
-				settings,
+				{ service: 'quotes', method: 'GET', path: '/tags', qs: search.qs, repeatable: true },
+				search.settings,
 				i,
 			);
 			const tags = tagList(response.data);
@@ -60,7 +52,7 @@ export class QuoteTags implements INodeType {
 				});
 			}
 			// The service may ignore "limit" (the best-known one does): the node still returns at most Limit tags.
-			const kept = limit === undefined ? tags : tags.slice(0, limit);
+			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
 			return kept.map((tag) => ({
 				json:
 					typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
@@ -68,6 +60,41 @@ export class QuoteTags implements INodeType {
 			}));
 		});
 	}
+}
+
+const SORT_FIELDS = ['name', 'quoteCount', 'dateAdded', 'dateModified'];
+const SORT_ORDERS = ['asc', 'desc'];
+
+/** One item's fields, checked, as the query to send. */
+function readSearch(ctx: IExecuteFunctions, i: number) {
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+	const limit = getLimit(ctx, i);
+	const settings = getRequestSettings(ctx, i);
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const qs: IDataObject = {};
+	if (q) qs.q = q;
+	if (limit !== undefined) qs.limit = limit;
+	if (options.sortBy !== undefined)
+		qs.sortBy = oneOf(ctx, options.sortBy, SORT_FIELDS, 'Sort By', i);
+	if (options.order !== undefined)
+		qs.order = oneOf(ctx, options.order, SORT_ORDERS, 'Sort Order', i);
+	return { qs, limit, settings };
+}
+
+function oneOf(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	allowed: string[],
+	field: string,
+	i: number,
+) {
+	if (typeof value === 'string' && allowed.includes(value)) return value;
+	throw fieldError(
+		ctx,
+		`"${field}"`,
+		i,
+		`must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`,
+	);
 }
 
 function tagList(data: unknown): unknown[] | undefined {

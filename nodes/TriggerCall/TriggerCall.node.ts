@@ -7,13 +7,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, forEachItem } from '../shared/execute';
-import type { ApiResponse, RequestSettings } from '../shared/transport';
+import { checkItems, forEachItem } from '../shared/execute';
+import type { ApiResponse } from '../shared/transport';
 import { TriptychClient } from '../shared/transport';
 import { getRequestSettings, toInteger } from '../shared/validation';
 import { BatchWindows } from './batching';
 import { triggerCallProperties } from './description';
-import type { TriggerRequest } from './request';
 import { KEY_EXAMPLE, buildRequest } from './request';
 
 const MAX_CONCURRENCY = 32;
@@ -62,19 +61,10 @@ export class TriggerCall implements INodeType {
 				? 0
 				: toInteger(this, options.batchInterval ?? 1000, 'Batch Interval (Ms)', 0, 0);
 
-		// Every item is checked before the first request: a bad value stops the node before anything fired
-		// (with Continue On Fail, only that item fails).
-		const prepared: Array<
-			{ request: TriggerRequest; settings: RequestSettings } | { error: unknown }
-		> = [];
-		for (let i = 0; i < items.length; i++) {
-			try {
-				prepared.push({ request: buildRequest(this, i), settings: getRequestSettings(this, i) });
-			} catch (error) {
-				if (!this.continueOnFail()) throw asNodeError(this, error, i);
-				prepared.push({ error });
-			}
-		}
+		const prepared = checkItems(this, (i) => ({
+			request: buildRequest(this, i),
+			settings: getRequestSettings(this, i),
+		}));
 
 		const client = new TriptychClient(this);
 		const windows = new BatchWindows(items.length, batchSize, batchInterval);
@@ -90,7 +80,7 @@ export class TriggerCall implements INodeType {
 						throw new NodeOperationError(this.getNode(), message, { itemIndex: i });
 					}
 					const entry = prepared[i];
-					if ('error' in entry) throw asNodeError(this, entry.error, i);
+					if (entry instanceof Error) throw entry;
 					const { request, settings } = entry;
 					const response = await client.request(
 						{

@@ -39,6 +39,29 @@ export async function forEachItem(
 	return [out];
 }
 
+/**
+ * Reads and checks every item's fields before the first request, so a wrong value stops the node before anything
+ * was sent. With Continue On Fail the wrong item's error is kept (as an Error in its slot, for `forEachItem`'s
+ * handler to throw) and the other items still run.
+ */
+export function checkItems<T>(
+	ctx: IExecuteFunctions,
+	read: (itemIndex: number) => T,
+): Array<T | Error> {
+	const count = ctx.getInputData().length;
+	const checked: Array<T | Error> = [];
+	for (let i = 0; i < count; i++) {
+		try {
+			checked.push(read(i));
+		} catch (error) {
+			const nodeError = asNodeError(ctx, error, i);
+			if (!ctx.continueOnFail()) throw nodeError;
+			checked.push(nodeError);
+		}
+	}
+	return checked;
+}
+
 function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 	const e = error as NodeApiError;
 	const json: JsonObject = { error: e.message };

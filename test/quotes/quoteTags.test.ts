@@ -307,6 +307,8 @@ describe('bad field values are refused before any request', () => {
 		[{ options: { timeout: 0 } }, /"Timeout \(Ms\)" must be a whole number of 1 or more/],
 		[{ options: { maxAttempts: 11 } }, /"Max Attempts" must be a whole number from 1 to 10, not 11/],
 		[{ options: { maxRetryWait: -1 } }, /"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/],
+		[{ options: { sortBy: '={{ "popularity" }}' } }, /"Sort By" must be one of name, quoteCount, dateAdded, dateModified, not "popularity"/],
+		[{ options: { order: '={{ "up" }}' } }, /"Sort Order" must be one of asc, desc, not "up"/],
 	])('%j', async (params, message) => {
 		const result = await runTags(params as IDataObject);
 		const error = result.error('Tags')!;
@@ -316,9 +318,10 @@ describe('bad field values are refused before any request', () => {
 		expect(server.requests).toHaveLength(0);
 	});
 
-	test('the item is named when only one item of several is wrong', async () => {
+	test('the item is named when only one item of several is wrong, and nothing is sent for any item', async () => {
 		const result = await runTags({ limit: '={{ $json.max }}' }, { items: [{ max: 2 }, { max: 0 }] });
 		expect(result.error('Tags')!.message).toMatch(/not 0 \[item 1\]/);
+		expect(server.requests).toHaveLength(0);
 	});
 });
 

@@ -1,5 +1,5 @@
 /**
- * The README example (docs/trigger.md: a scheduled check that fires a trigger when a condition holds) runs as
+ * The README example (README, Trigger Call section: a scheduled check that fires a trigger when a condition holds) runs as
  * written: Schedule Trigger → HTTP Request (pinned sensor reading) → If → Trigger Call.
  */
 import fs from 'node:fs';
@@ -19,11 +19,12 @@ afterAll(async () => await server.close());
 beforeEach(() => server.reset());
 
 function example(): { nodes: INode[]; connections: IConnections } {
-	const text = fs.readFileSync(path.join(ROOT, 'docs/trigger.md'), 'utf8');
+	const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+	const text = readme.slice(readme.indexOf('### Trigger Call'), readme.indexOf('## Retries, time limits'));
 	const block = [...text.matchAll(/```json\n([\s\S]*?)\n```/g)]
 		.map((m) => m[1])
 		.find((b) => b.includes('"connections"'));
-	if (!block) throw new Error('no example workflow in docs/trigger.md');
+	if (!block) throw new Error('no example workflow in the README Trigger Call section');
 	const wf = JSON.parse(block) as { nodes: INode[]; connections: IConnections };
 	wf.nodes.forEach((n, i) => (n.id ??= `example-${i}`));
 	return wf;
