@@ -7,17 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { ROOT, runWorkflow } from '../test/harness/engine';
-import {
-	hasSharedData,
-	loadMuseumRecords,
-	startImageHost,
-	startMuseumServer,
-	startQuotesServer,
-	startTriggerServer,
-} from '../test/servers';
+import { CREDENTIAL_TYPE, credentialData, startServices } from './e2e/scenarios';
+import { hasSharedData } from '../test/servers';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-
-const API_KEY = 'demo-key-0123456789';
 
 function summarize(items: INodeExecutionData[]): string {
 	const lines = [`${items.length} item${items.length === 1 ? '' : 's'}`];
@@ -42,17 +34,12 @@ async function main() {
 			? 'Data: real open data from ../shared/data (Tate and Carnegie Museum of Art records, Quotable tags)'
 			: 'Data: the project fixtures (../shared/data is not here)',
 	);
-	const images = await startImageHost();
-	const records = loadMuseumRecords({ source: 'auto' });
-	const [museum, quotes, trigger] = await Promise.all([
-		startMuseumServer({ records, apiKey: API_KEY, imageBaseUrl: images.url }),
-		startQuotesServer({ apiKey: API_KEY }),
-		startTriggerServer({ apiKey: API_KEY }),
-	]);
-	console.log(`Servers: museum ${museum.url} (${records.length.toLocaleString('en-US')} records), quotes ${quotes.url}, trigger ${trigger.url}, images ${images.url}\n`);
-	const credentials = {
-		triptychApi: { apiKey: API_KEY, triggerUrl: trigger.url, museumUrl: museum.url, quotesUrl: quotes.url, sendKeyToQuotes: false },
-	};
+	const services = await startServices('auto');
+	const { museum, quotes, trigger, images } = services;
+	console.log(
+		`Servers: museum ${museum.url}, quotes ${quotes.url}, trigger ${trigger.url}, images ${images.url}\n`,
+	);
+	const credentials = { [CREDENTIAL_TYPE]: credentialData(services) };
 
 	const dir = path.join(ROOT, 'examples');
 	const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -84,7 +71,7 @@ async function main() {
 		);
 		console.log(`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`);
 	} finally {
-		await Promise.all([museum.close(), quotes.close(), trigger.close(), images.close()]);
+		await services.close();
 	}
 	console.log(`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	process.exit(failures || !files.length ? 1 : 0);

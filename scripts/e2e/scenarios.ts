@@ -46,13 +46,17 @@ export interface Services {
 }
 
 /** Starts the demo services on 127.0.0.1 (fixture data: the same records and tags on every machine). */
-export async function startServices(): Promise<Services> {
+/**
+ * The loopback services. The checks use the project's fixtures (their expected values are stable); the demo asks
+ * for `auto`: the real open data of ../shared/data when it is there.
+ */
+export async function startServices(data: 'fixture' | 'auto' = 'fixture'): Promise<Services> {
 	const images = await startImageHost();
 	const museum = await startMuseumServer({
-		records: loadMuseumRecords({ source: 'fixture' }),
+		records: loadMuseumRecords({ source: data }),
 		imageBaseUrl: images.url,
 	});
-	const quotes = await startQuotesServer({ tags: loadQuoteTags('fixture') });
+	const quotes = await startQuotesServer({ tags: loadQuoteTags(data) });
 	const trigger = await startTriggerServer();
 	const failing = await createTestServer({
 		requireKey: false,
