@@ -113,9 +113,8 @@ export interface RunOptions {
 	logFile?: string;
 }
 
-/** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
-export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
-	const started = Date.now();
+/** Starts a command in its own process group (so it can be killed whole), tracked for the final clean-up. */
+function spawnGroup(command: string, args: string[], options: Omit<RunOptions, 'timeoutMs'>) {
 	const child = spawn(command, args, {
 		cwd: options.cwd,
 		env: options.env ?? process.env,
@@ -124,6 +123,13 @@ export async function run(command: string, args: string[], options: RunOptions):
 	});
 	running.add(child);
 	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+	return { child, log };
+}
+
+/** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
+export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
+	const started = Date.now();
+	const { child, log } = spawnGroup(command, args, options);
 	let stdout = '';
 	let stderr = '';
 	child.stdout!.on('data', (chunk: Buffer) => {
@@ -166,14 +172,7 @@ export function background(
 	args: string[],
 	options: Omit<RunOptions, 'timeoutMs'>,
 ): Background {
-	const child = spawn(command, args, {
-		cwd: options.cwd,
-		env: options.env ?? process.env,
-		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	running.add(child);
-	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+	const { child, log } = spawnGroup(command, args, options);
 	let output = '';
 	const collect = (chunk: Buffer) => {
 		output += chunk.toString();

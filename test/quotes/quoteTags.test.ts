@@ -305,6 +305,7 @@ describe('bad field values are refused before any request', () => {
 		[{ q: '={{ { a: 1 } }}' }, /"Search" must be text, not \{"a":1\}/],
 		[{ options: { timeout: 0 } }, /"Timeout \(Ms\)" must be a whole number of 1 or more/],
 		[{ options: { maxAttempts: 11 } }, /"Max Attempts" must be a whole number from 1 to 10, not 11/],
+		[{ options: { retryDelay: -5 } }, /"Initial Retry Delay \(Ms\)" must be a whole number of 0 or more, not -5/],
 		[{ options: { maxRetryWait: -1 } }, /"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/],
 		[{ options: { sortBy: '={{ "popularity" }}' } }, /"Sort By" must be one of name, quoteCount, dateAdded, dateModified, not "popularity"/],
 		[{ options: { order: '={{ "up" }}' } }, /"Sort Order" must be one of asc, desc, not "up"/],
