@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { requestOptions } from '../shared/descriptions';
+import { requestOptions, sortOrderOption } from '../shared/descriptions';
 
 export const DEFAULT_MAX_PAGES = 500;
 export const DEFAULT_MAX_IMAGES = 50;
@@ -112,17 +112,7 @@ export const optionsProperty: INodeProperties = {
 			description:
 				'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
 		},
-		{
-			displayName: 'Sort Order',
-			name: 'sortOrder',
-			type: 'options',
-			default: 'asc',
-			description: 'Sent as "sortorder"',
-			options: [
-				{ name: 'Ascending', value: 'asc' },
-				{ name: 'Descending', value: 'desc' },
-			],
-		},
+		sortOrderOption('sortOrder', 'Sent as "sortorder"'),
 		...requestOptions,
 	],
 };

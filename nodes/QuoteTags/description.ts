@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { requestOptions, returnAllOrLimit } from '../shared/descriptions';
+import { requestOptions, returnAllOrLimit, sortOrderOption } from '../shared/descriptions';
 
 export const quoteTagsProperties: INodeProperties[] = [
 	{
@@ -33,18 +33,10 @@ export const quoteTagsProperties: INodeProperties[] = [
 					{ name: 'Quote Count', value: 'quoteCount' },
 				],
 			},
-			{
-				displayName: 'Sort Order',
-				name: 'order',
-				type: 'options',
-				default: 'asc',
-				description:
-					'Sent as "order". Without it the service uses ascending for names and descending for the others.',
-				options: [
-					{ name: 'Ascending', value: 'asc' },
-					{ name: 'Descending', value: 'desc' },
-				],
-			},
+			sortOrderOption(
+				'order',
+				'Sent as "order". Without it the service uses ascending for names and descending for the others.',
+			),
 			...requestOptions,
 		],
 	},

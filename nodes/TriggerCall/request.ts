@@ -56,7 +56,17 @@ export function buildRequest(ctx: IExecuteFunctions, i: number): TriggerRequest 
 	const params: IDataObject = {};
 	if (q) params.q = q;
 	if (limit !== undefined) params.limit = limit;
-	const inBody = options.queryIn === 'body';
+	const queryIn = options.queryIn ?? 'query';
+	if (queryIn !== 'query' && queryIn !== 'body') {
+		throw fieldError(
+			ctx,
+			'"Send Query and Limit As"',
+			i,
+			`must be query or body, not ${JSON.stringify(queryIn)}`,
+			'Choose Query Parameters or JSON Body Fields.',
+		);
+	}
+	const inBody = queryIn === 'body';
 
 	let body = getPayload(ctx, i);
 	if (inBody && Object.keys(params).length) body = { ...body, ...params };

@@ -22,6 +22,21 @@ export function returnAllOrLimit(maxValue?: number): INodeProperties[] {
 	];
 }
 
+/** A Sort Order option (ascending / descending), sent under the name the service uses. */
+export function sortOrderOption(name: string, description: string): INodeProperties {
+	return {
+		displayName: 'Sort Order',
+		name,
+		type: 'options',
+		default: 'asc',
+		description,
+		options: [
+			{ name: 'Ascending', value: 'asc' },
+			{ name: 'Descending', value: 'desc' },
+		],
+	};
+}
+
 /** Time limit and retry settings, shared by the three nodes' Options collections. */
 export const requestOptions: INodeProperties[] = [
 	{

@@ -372,6 +372,11 @@ describe('bad values are refused before any request, naming the field and the it
 		[{ filters: { color: 'rgb(300, 0, 0)' } }, /"Color" must be a hex color/],
 		[{ filters: { hasImage: '={{ "maybe" }}' } }, /"Has Image" must be true or false, not "maybe"/],
 		[{ filters: { person: '={{ { a: 1 } }}' } }, /"Artist" must be text, not \{"a":1\}/],
+		[{ q: '={{ ["a"] }}' }, /"Search" must be text, not \["a"\] \[item 0\]/],
+		[{ filters: { classification: '={{ 5 > 3 ? { x: 1 } : "" }}' } }, /"Classification" must be text, not \{"x":1\}/],
+		[{ filters: { period: '={{ { p: 1 } }}' } }, /"Period" must be text, not \{"p":1\}/],
+		[{ options: { sort: '={{ { by: "title" } }}' } }, /"Sort" must be text, not \{"by":"title"\}/],
+		[{ options: { output: '={{ "pretty" }}' } }, /"Output" must be simplified, raw or selected, not "pretty" \[item 0\]/],
 		[
 			{ options: { output: 'selected' } },
 			/"Selected Fields" is empty while Output is Selected Fields \[item 0\]/,

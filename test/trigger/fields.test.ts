@@ -386,6 +386,15 @@ describe('bad values are refused before any request', () => {
 		expect(error.message).toContain(message);
 	});
 
+	test.each([
+		[{ q: '={{ { a: 1 } }}' }, '"Query" must be text, not {"a":1} [item 0]'],
+		[{ payload: 'xml' }, '"Payload" has an unknown value "xml" [item 0]'],
+		[{ options: { queryIn: '={{ "header" }}' } }, '"Send Query and Limit As" must be query or body, not "header" [item 0]'],
+	])('%j', async (params, message) => {
+		const error = await refused({ event: 'e', ...params });
+		expect(error.message).toBe(message);
+	});
+
 	test('an Idempotency Key that cannot be a header', async () => {
 		const error = await refused({ event: 'e', options: { idempotencyKey: '={{ "a\\nb" }}' } });
 		expect(error.message).toMatch(
