@@ -1,7 +1,16 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { errorItem } from '../shared/items';
+import { pool } from '../shared/pool';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
+import type { SearchPlan } from './plan';
 
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
@@ -53,22 +62,33 @@ export function fileNameFor(
 	return name;
 }
 
+/** A record's primary image and its id (Download Images). */
+export interface ImageRef {
+	url: string;
+	objectId: unknown;
+}
+
 /**
- * Downloads one image WITHOUT the API key (`client.download` is a plain GET, never authenticated) and returns
- * it as n8n binary data. A failed download is a NodeApiError naming the address and what went wrong.
+ * Downloads one image WITHOUT the API key (`client.download` is never authenticated) and returns it as n8n binary
+ * data, within Timeout and Max Image Size. A failed download is a NodeApiError naming the object, the address and
+ * what went wrong.
  */
 export async function downloadImage(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	url: string,
-	objectId: unknown,
+	image: ImageRef,
 	settings: RequestSettings,
+	maxBytes: number,
 	itemIndex: number,
 ): Promise<IBinaryData> {
+	const { url, objectId } = image;
 	const fail = (what: string, description: string, httpCode?: string) =>
 		new NodeApiError(
 			ctx.getNode(),
-			{ message: what, ...(httpCode ? { httpCode } : {}) } as JsonObject,
+			{
+				message: `Could not download the image: ${what}`,
+				...(httpCode ? { httpCode } : {}),
+			} as JsonObject,
 			{
 				message: `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${itemIndex}]`,
 				description,
@@ -93,16 +113,30 @@ export async function downloadImage(
 		);
 	}
 
-	let response: Awaited<ReturnType<TriptychClient['download']>>;
-	try {
-		response = await client.download(address.toString(), settings, itemIndex);
-	} catch (error) {
-		// The transport's network error names only the address: name the object too.
+	const outcome = await client.download(address.toString(), { ...settings, maxBytes }, itemIndex);
+	if ('failure' in outcome) {
+		const { failure, stop } = outcome;
+		const tries = stop && !stop.unsafe ? ` It ${stop.text}.` : '';
+		if (failure.kind === 'tooLarge') {
+			throw fail(
+				`the image is larger than the Max Image Size (${Math.round(maxBytes / 1024 / 1024)} MB)`,
+				'Raise "Max Image Size (MB)" under Download Images, or turn off Download Images for such objects. It was not retried.',
+			);
+		}
+		if (failure.kind === 'timeout') {
+			throw fail(
+				`the image did not arrive in full within the Timeout (${settings.timeout} ms)`,
+				`Raise "Timeout" in the options for large images.${tries}`,
+			);
+		}
 		throw fail(
-			'no answer from the image host',
-			`${(error as NodeApiError).description ?? (error as Error).message}. Check that the image host is reachable, or raise "Timeout" in the options.`,
+			failure.kind === 'broken'
+				? 'the transfer broke before the end'
+				: 'no answer from the image host',
+			`${failure.code}: ${failure.message}. Check that the image host is reachable, or raise "Timeout" in the options.${tries}`,
 		);
 	}
+	const response = outcome.res;
 	const status = response.statusCode;
 	if (status < 200 || status >= 300) {
 		throw fail(
@@ -126,4 +160,55 @@ export async function downloadImage(
 	}
 	const fileName = fileNameFor(headers['content-disposition'], url, mimeType, objectId);
 	return await ctx.helpers.prepareBinaryData(response.body, fileName, mimeType);
+}
+
+/**
+ * Download Images: each object's primary image becomes binary data, up to Max Images per run (`budget` is shared
+ * by the run's items). Past the cap an object keeps its data, without binary, and says so in `binaryOmitted`. A
+ * failed download fails the run, or with Continue On Fail turns that object's item into an error item.
+ */
+export async function attachImages(
+	ctx: IExecuteFunctions,
+	client: TriptychClient,
+	plan: SearchPlan,
+	items: INodeExecutionData[],
+	images: Array<ImageRef | undefined>,
+	i: number,
+	budget: { used: number },
+	continueOnFail: boolean,
+): Promise<void> {
+	const { property, maxImages, maxBytes } = plan.images!;
+	const jobs: number[] = [];
+	images.forEach((image, n) => {
+		if (!image) return;
+		if (budget.used >= maxImages) {
+			items[n] = {
+				json: {
+					...items[n].json,
+					binaryOmitted: `Max Images (${maxImages}) was reached in this run: the image was not downloaded`,
+				},
+			};
+			return;
+		}
+		budget.used++;
+		jobs.push(n);
+	});
+	// as many at once as the gate of the image host allows
+	await pool(jobs.length, client.gate('images').max, async (j) => {
+		const n = jobs[j];
+		const image = images[n]!;
+		let failure: unknown;
+		try {
+			const binary = await downloadImage(ctx, client, image, plan.settings, maxBytes, i);
+			items[n] = { json: items[n].json, binary: { [property]: binary } };
+			return;
+		} catch (error) {
+			failure = error;
+		}
+		if (!continueOnFail) throw failure;
+		items[n] = errorItem(failure, i, {
+			objectId: (image.objectId ?? null) as JsonObject[string],
+			imageUrl: image.url,
+		});
+	});
 }

@@ -1,11 +1,19 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { getLimit, getOptions, readChoice, readNumber } from '../shared/fields';
+import { getRequestSettings } from '../shared/options';
 import type { RequestSettings } from '../shared/transport';
-import { fieldError, getLimit, getRequestSettings, toInteger, toText } from '../shared/validation';
-import { FILTER_LABELS, FILTER_PARAMETERS, type FilterName } from './filters';
-import { DEFAULT_MAX_IMAGES, DEFAULT_MAX_PAGES } from './options';
-
-export type Output = 'simplified' | 'raw' | 'selected';
+import { fieldError, show, toList, toText } from '../shared/validation';
+import {
+	MAX_IMAGE_SIZE,
+	MAX_IMAGES,
+	MAX_PAGES,
+	OUTPUT,
+	type Output,
+	PAGE,
+	SORT_ORDER,
+} from './description';
+import { FILTERS, type Filter, filterByKey } from './filters';
 
 /** Everything one input item asks for, checked before any request is sent. */
 export interface SearchPlan {
@@ -19,99 +27,20 @@ export interface SearchPlan {
 	/** Output = Selected Fields: each field as its path */
 	selected?: Array<{ name: string; path: string[] }>;
 	/** Download Images on (and not used as a tool) */
-	images?: { property: string; maxImages: number };
+	images?: { property: string; maxImages: number; maxBytes: number };
 	settings: RequestSettings;
 }
 
 /** Names the node always sends itself: Additional Query Parameters may not use them. */
 const PAGER_PARAMETERS = ['limit', 'page'];
 
-const FILTER_ORDER: FilterName[] = ['person', 'classification', 'period', 'color', 'hasImage'];
-
-function show(value: unknown): string {
-	return typeof value === 'string' ? `"${value}"` : (JSON.stringify(value) ?? String(value));
-}
-
-/**
- * A colour for the service: lower-case `#rrggbb`. Accepts what n8n's colour picker gives (`#RRGGBB`, or
- * `#RRGGBBAA` when it shows transparency), `#rgb`, hex without `#`, and `rgb()`/`rgba()`; several joined by `|`.
- */
-export function toHexColor(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	itemIndex: number,
-): string | undefined {
-	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-		return undefined;
-	}
-	const bad = () =>
-		fieldError(
-			ctx,
-			'"Color"',
-			itemIndex,
-			`must be a hex color such as #afaf4b or #abc, not ${show(value)}`,
-			'Pick a colour with the colour picker, or type its hex value.',
-		);
-	if (typeof value !== 'string') throw bad();
-	return value
-		.split('|')
-		.map((part) => {
-			const text = part.trim();
-			const hex = /^#?([0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i.exec(text);
-			if (hex) {
-				let digits = hex[1].toLowerCase();
-				if (digits.length === 3) digits = digits.replace(/./g, '$&$&');
-				return `#${digits.slice(0, 6)}`;
-			}
-			const rgb =
-				/^rgba?\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*(?:,\s*[\d.]+%?\s*)?\)$/i.exec(
-					text,
-				);
-			if (rgb) {
-				const channels = rgb.slice(1, 4).map(Number);
-				if (channels.every((c) => c <= 255)) {
-					return `#${channels.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
-				}
-			}
-			throw bad();
-		})
-		.join('|');
-}
-
-function toBoolean(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-): boolean {
-	if (typeof value === 'boolean') return value;
-	if (value === 1 || value === 0) return value === 1;
-	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim())) {
-		return /^(true|1)$/i.test(value.trim());
-	}
-	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
-}
-
-/** A comma-separated list of names (empty entries dropped). */
-function toList(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-): string[] {
-	return toText(ctx, value, field, itemIndex)
-		.split(',')
-		.map((s) => s.trim())
-		.filter(Boolean);
-}
-
 /** Filter Parameter Names: the renamed filters, each at most once. */
-function readFilterNames(ctx: IExecuteFunctions, i: number): Partial<Record<FilterName, string>> {
+function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string> {
 	const entries = ctx.getNodeParameter('filterNames.names', i, []) as IDataObject[];
-	const names: Partial<Record<FilterName, string>> = {};
+	const names = new Map<Filter, string>();
 	for (const entry of entries) {
-		const filter = entry.filter as FilterName;
-		if (!(filter in FILTER_PARAMETERS)) {
+		const filter = filterByKey(entry.filter);
+		if (!filter) {
 			throw fieldError(
 				ctx,
 				'"Filter Parameter Names"',
@@ -119,17 +48,19 @@ function readFilterNames(ctx: IExecuteFunctions, i: number): Partial<Record<Filt
 				`names an unknown filter ${show(entry.filter)}`,
 			);
 		}
-		const label = FILTER_LABELS[filter];
-		if (names[filter] !== undefined) {
+		if (names.has(filter)) {
 			throw fieldError(
 				ctx,
 				'"Filter Parameter Names"',
 				i,
-				`renames the ${label} filter twice`,
+				`renames the ${filter.label} filter twice`,
 				'Keep one entry per filter.',
 			);
 		}
-		names[filter] = toText(ctx, entry.parameter, `Filter Parameter Names: ${label}`, i, true);
+		names.set(
+			filter,
+			toText(ctx, entry.parameter, `Filter Parameter Names: ${filter.label}`, i, true),
+		);
 	}
 	return names;
 }
@@ -139,7 +70,7 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const limit = getLimit(ctx, i);
 	const settings = getRequestSettings(ctx, i);
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const options = getOptions(ctx, i);
 	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
 	const filterNames = readFilterNames(ctx, i);
 
@@ -164,34 +95,16 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 	};
 
 	if (q) claim('q', 'Search', q);
-
-	for (const filter of FILTER_ORDER) {
-		const label = FILTER_LABELS[filter];
-		const raw = filters[filter];
-		let value: string | undefined;
-		if (filter === 'color') {
-			value = toHexColor(ctx, raw, i);
-		} else if (filter === 'hasImage') {
-			value = raw === undefined ? undefined : toBoolean(ctx, raw, label, i) ? '1' : '0';
-		} else {
-			value = toText(ctx, raw, label, i) || undefined;
-		}
-		if (value === undefined) continue;
-		claim(filterNames[filter] ?? FILTER_PARAMETERS[filter], label, value);
+	for (const filter of FILTERS) {
+		const value = filter.read(ctx, filters[filter.key], i);
+		if (value !== undefined)
+			claim(filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
 
 	const sort = toText(ctx, options.sort, 'Sort', i);
 	if (sort) claim('sort', 'Sort', sort);
 	if (options.sortOrder !== undefined) {
-		if (options.sortOrder !== 'asc' && options.sortOrder !== 'desc') {
-			throw fieldError(
-				ctx,
-				'"Sort Order"',
-				i,
-				`must be asc or desc, not ${show(options.sortOrder)}`,
-			);
-		}
-		claim('sortorder', 'Sort Order', options.sortOrder as string);
+		claim('sortorder', 'Sort Order', readChoice(ctx, options.sortOrder, SORT_ORDER, i));
 	}
 	const fields = toList(ctx, options.fields, 'Fields', i);
 	if (fields.length) {
@@ -218,21 +131,10 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 		claim(name, `Additional Query Parameters: ${name}`, value);
 	});
 
-	const startPage = toInteger(ctx, options.page ?? 1, 'Page', i, 1);
-	const maxPages = toInteger(ctx, options.maxPages ?? DEFAULT_MAX_PAGES, 'Max Pages', i, 1);
-
-	const output = (options.output ?? 'simplified') as Output;
-	if (!['simplified', 'raw', 'selected'].includes(output)) {
-		throw fieldError(
-			ctx,
-			'"Output"',
-			i,
-			`must be simplified, raw or selected, not ${show(output)}`,
-		);
-	}
+	const output = readChoice(ctx, ctx.getNodeParameter(OUTPUT.name, i, OUTPUT.default), OUTPUT, i);
 	let selected: SearchPlan['selected'];
 	if (output === 'selected') {
-		const names = toList(ctx, options.selectedFields, 'Selected Fields', i);
+		const names = toList(ctx, ctx.getNodeParameter('selectedFields', i, ''), 'Selected Fields', i);
 		if (!names.length) {
 			throw fieldError(
 				ctx,
@@ -254,15 +156,28 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 			i,
 			true,
 		);
-		const maxImages = toInteger(
-			ctx,
-			ctx.getNodeParameter('maxImages', i, DEFAULT_MAX_IMAGES),
-			'Max Images',
-			i,
-			0,
-		);
-		images = { property, maxImages };
+		const read = (option: typeof MAX_IMAGES) =>
+			readNumber(
+				ctx,
+				{ [option.name]: ctx.getNodeParameter(option.name, i, option.default) },
+				option,
+				i,
+			);
+		images = {
+			property,
+			maxImages: read(MAX_IMAGES),
+			maxBytes: read(MAX_IMAGE_SIZE) * 1024 * 1024,
+		};
 	}
 
-	return { qs, limit, startPage, maxPages, output, selected, images, settings };
+	return {
+		qs,
+		limit,
+		startPage: readNumber(ctx, options, PAGE, i),
+		maxPages: readNumber(ctx, options, MAX_PAGES, i),
+		output,
+		selected,
+		images,
+		settings,
+	};
 }

@@ -18,9 +18,11 @@ export function readPage(data: unknown): PageAnswer<unknown> | string {
 				return { records: body.records };
 			}
 			const next = (info as IDataObject).next;
+			const pages = Number((info as IDataObject).pages);
 			return {
 				records: body.records,
 				next: typeof next === 'string' && next.trim() ? next.trim() : null,
+				...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
 			};
 		}
 		const keys = Object.keys(body);

@@ -1,6 +1,29 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { requestOptions, returnAllOrLimit, sortOrderOption } from '../shared/descriptions';
+import type { ChoiceOption } from '../shared/fields';
+import { choiceProperty, returnAllOrLimit, sortOrder, sorted } from '../shared/fields';
+import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
+
+export type SortField = 'name' | 'quoteCount' | 'dateAdded' | 'dateModified';
+
+export const SORT_BY: ChoiceOption<SortField> = {
+	displayName: 'Sort By',
+	name: 'sortBy',
+	default: 'name',
+	description:
+		'Field to sort the tags by (sent as "sortBy"). The node sorts the answer itself too, so the order holds even when the service ignores it.',
+	options: [
+		{ name: 'Date Added', value: 'dateAdded' },
+		{ name: 'Date Modified', value: 'dateModified' },
+		{ name: 'Name', value: 'name' },
+		{ name: 'Quote Count', value: 'quoteCount' },
+	],
+};
+
+export const ORDER = sortOrder(
+	'order',
+	'Sent as "order". Without it: ascending for names, descending for the others (as the service does).',
+);
 
 export const quoteTagsProperties: INodeProperties[] = [
 	{
@@ -18,26 +41,10 @@ export const quoteTagsProperties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [
-			{
-				displayName: 'Sort By',
-				name: 'sortBy',
-				type: 'options',
-				default: 'name',
-				description:
-					'Field to sort the tags by (sent as "sortBy"; the service sorts by name when it has no such option)',
-				options: [
-					{ name: 'Date Added', value: 'dateAdded' },
-					{ name: 'Date Modified', value: 'dateModified' },
-					{ name: 'Name', value: 'name' },
-					{ name: 'Quote Count', value: 'quoteCount' },
-				],
-			},
-			sortOrderOption(
-				'order',
-				'Sent as "order". Without it the service uses ascending for names and descending for the others.',
-			),
-			...requestOptions,
-		],
+		options: sorted([
+			...requestOptions(MAX_ATTEMPTS_READ),
+			choiceProperty(SORT_BY),
+			choiceProperty(ORDER),
+		]),
 	},
 ];

@@ -1,6 +1,9 @@
+import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { fieldError, toInteger, toText } from '../shared/validation';
+import { getOptions, readChoice, readNumber } from '../shared/fields';
+import { fieldError, toText } from '../shared/validation';
+import { KEY_MODE, LIMIT, PAYLOAD, QUERY_IN } from './description';
 
 /** Event names: letters, digits, "_", "-" and "." (what the best-known service of this kind accepts). */
 export const EVENT_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -9,7 +12,8 @@ export const EVENT_PATTERN = /^[A-Za-z0-9_.-]+$/;
 const HEADER_VALUE = /^[\x20-\x7E]+$/;
 const MAX_IDEMPOTENCY_KEY = 255;
 
-export const KEY_EXAMPLE = '{{ $execution.id }}-{{ $itemIndex }}';
+/** A custom key that is unique per call and per item, for messages. */
+export const KEY_EXAMPLE = 'order-{{ $json.orderNumber }}';
 
 /** Everything one item sends, checked before anything is sent. */
 export interface TriggerRequest {
@@ -20,8 +24,6 @@ export interface TriggerRequest {
 	headers: IDataObject;
 	idempotencyKey?: string;
 }
-
-type Payload = 'none' | 'item' | 'fields' | 'json';
 
 function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -46,27 +48,17 @@ export function buildRequest(ctx: IExecuteFunctions, i: number): TriggerRequest 
 		);
 	}
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const options = getOptions(ctx, i);
 	const limit =
 		options.limit === undefined || options.limit === null || options.limit === ''
 			? undefined
-			: toInteger(ctx, options.limit, 'Limit', i, 1);
-	const idempotencyKey = getIdempotencyKey(ctx, options.idempotencyKey, i);
+			: readNumber(ctx, options, LIMIT, i);
+	const idempotencyKey = getIdempotencyKey(ctx, options, i);
 
 	const params: IDataObject = {};
 	if (q) params.q = q;
 	if (limit !== undefined) params.limit = limit;
-	const queryIn = options.queryIn ?? 'query';
-	if (queryIn !== 'query' && queryIn !== 'body') {
-		throw fieldError(
-			ctx,
-			'"Send Query and Limit As"',
-			i,
-			`must be query or body, not ${JSON.stringify(queryIn)}`,
-			'Choose Query Parameters or JSON Body Fields.',
-		);
-	}
-	const inBody = queryIn === 'body';
+	const inBody = readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body';
 
 	let body = getPayload(ctx, i);
 	if (inBody && Object.keys(params).length) body = { ...body, ...params };
@@ -82,10 +74,49 @@ export function buildRequest(ctx: IExecuteFunctions, i: number): TriggerRequest 
 	};
 }
 
-function getIdempotencyKey(ctx: IExecuteFunctions, raw: unknown, i: number): string | undefined {
-	const key = toText(ctx, raw, 'Idempotency Key', i);
-	if (!key) return undefined;
-	if (!HEADER_VALUE.test(key) || key.length > MAX_IDEMPOTENCY_KEY) {
+const executionKeys = new WeakMap<object, string>();
+
+/** The execution's id; where there is none (some test runs), a random id for this node run. */
+function executionKey(ctx: IExecuteFunctions): string {
+	const id = ctx.getExecutionId();
+	if (id) return String(id);
+	let key = executionKeys.get(ctx);
+	if (!key) executionKeys.set(ctx, (key = randomUUID()));
+	return key;
+}
+
+/**
+ * The Idempotency-Key of one item. Automatic: execution, node, run and item, so every call (each call of an AI
+ * agent is a run of its own) and every item gets its own key, and n8n's Retry On Fail, which repeats the same run,
+ * sends the same key again.
+ */
+function getIdempotencyKey(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	i: number,
+): string | undefined {
+	const custom = toText(ctx, options.idempotencyKey, 'Idempotency Key', i);
+	const mode =
+		options.idempotency === undefined
+			? custom
+				? 'custom'
+				: 'none'
+			: readChoice(ctx, options.idempotency, KEY_MODE, i);
+	if (mode === 'none') return undefined;
+	if (mode === 'auto') {
+		const run = Number(ctx.evaluateExpression('={{ $runIndex }}', i)) || 0;
+		return `n8n-${executionKey(ctx)}-${ctx.getNode().id ?? 'node'}-${run}-${i}`;
+	}
+	if (!custom) {
+		throw fieldError(
+			ctx,
+			'"Idempotency Key"',
+			i,
+			'is empty while Idempotency Key Mode is Custom',
+			`Give a value unique per call and per item, e.g. ${KEY_EXAMPLE}, or choose Automatic.`,
+		);
+	}
+	if (!HEADER_VALUE.test(custom) || custom.length > MAX_IDEMPOTENCY_KEY) {
 		throw fieldError(
 			ctx,
 			'"Idempotency Key"',
@@ -94,11 +125,11 @@ function getIdempotencyKey(ctx: IExecuteFunctions, raw: unknown, i: number): str
 			`Build it from ids and numbers, e.g. ${KEY_EXAMPLE}.`,
 		);
 	}
-	return key;
+	return custom;
 }
 
 function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
-	const mode = ctx.getNodeParameter('payload', i, 'none') as Payload;
+	const mode = readChoice(ctx, ctx.getNodeParameter('payload', i, PAYLOAD.default), PAYLOAD, i);
 	switch (mode) {
 		case 'none':
 			return {};
@@ -108,14 +139,6 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 			return getFields(ctx, i);
 		case 'json':
 			return getJson(ctx, i);
-		default:
-			throw fieldError(
-				ctx,
-				'"Payload"',
-				i,
-				`has an unknown value "${String(mode)}"`,
-				'Choose None, Input Item JSON, Fields or JSON.',
-			);
 	}
 }
 

@@ -1,7 +1,5 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-
-import type { RequestSettings } from './transport';
 
 /** A field with a wrong value: the message names the field and the item, before any request is sent. */
 export function fieldError(
@@ -17,7 +15,8 @@ export function fieldError(
 	});
 }
 
-function show(value: unknown): string {
+/** A value as the user would recognise it in a message. */
+export function show(value: unknown): string {
 	if (typeof value === 'string') return `"${value}"`;
 	try {
 		return JSON.stringify(value) ?? String(value);
@@ -62,7 +61,7 @@ export function toText(
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
 	}
 	const text = value.trim();
-	if (required && !text)
+	if (required && !text) {
 		throw fieldError(
 			ctx,
 			`"${field}"`,
@@ -70,25 +69,34 @@ export function toText(
 			'is empty',
 			'Fill it in, or map it from the input item.',
 		);
+	}
 	return text;
 }
 
-/** Return All / Limit of one item: `undefined` means all. */
-export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (ctx.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
-	return toInteger(ctx, ctx.getNodeParameter('limit', itemIndex, 50), 'Limit', itemIndex, 1);
+/** true/false, also as 1/0 or text (what expressions hand over). */
+export function toBoolean(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): boolean {
+	if (typeof value === 'boolean') return value;
+	if (value === 1 || value === 0) return value === 1;
+	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim())) {
+		return /^(true|1)$/i.test(value.trim());
+	}
+	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
 }
 
-/** The Options collection's timeout and retry settings, checked. */
-export function getRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const pick = (name: string, fallback: number) =>
-		options[name] === undefined ? fallback : options[name];
-	return {
-		timeout: toInteger(ctx, pick('timeout', 30000), 'Timeout (Ms)', itemIndex, 1),
-		maxAttempts: toInteger(ctx, pick('maxAttempts', 3), 'Max Attempts', itemIndex, 1, 10),
-		retryDelay: toInteger(ctx, pick('retryDelay', 500), 'Initial Retry Delay (Ms)', itemIndex, 0),
-		maxRetryWait:
-			toInteger(ctx, pick('maxRetryWait', 30), 'Max Retry Wait (Seconds)', itemIndex, 0) * 1000,
-	};
+/** A comma-separated list of names (empty entries dropped). */
+export function toList(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string[] {
+	return toText(ctx, value, field, itemIndex)
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
 }

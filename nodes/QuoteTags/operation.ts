@@ -1,0 +1,112 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { getLimit, getOptions, readChoice } from '../shared/fields';
+import type { ItemOperation } from '../shared/items';
+import { getRequestSettings } from '../shared/options';
+import type { RequestSettings, TriptychClient } from '../shared/transport';
+import { toText } from '../shared/validation';
+import { ORDER, SORT_BY, type SortField } from './description';
+
+export interface TagSearch {
+	qs: IDataObject;
+	limit?: number;
+	/** Set when the user asked for an order: the node sorts the answer itself */
+	sort?: { by: SortField; order: 'asc' | 'desc' };
+	settings: RequestSettings;
+}
+
+/** Quote Tags: GET {Quotes URL}/tags per item, sorted as asked, cut to Limit. */
+export function quoteTagsOperation(
+	ctx: IExecuteFunctions,
+	client: TriptychClient,
+): ItemOperation<TagSearch> {
+	return {
+		read(i) {
+			const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+			const limit = getLimit(ctx, i);
+			const options = getOptions(ctx, i);
+			const qs: IDataObject = {};
+			if (q) qs.q = q;
+			if (limit !== undefined) qs.limit = limit;
+			let sort: TagSearch['sort'];
+			if (options.sortBy !== undefined || options.order !== undefined) {
+				const by = readChoice(ctx, options.sortBy, SORT_BY, i);
+				const order =
+					options.order === undefined
+						? by === 'name'
+							? 'asc'
+							: 'desc'
+						: readChoice(ctx, options.order, ORDER, i);
+				if (options.sortBy !== undefined) qs.sortBy = by;
+				if (options.order !== undefined) qs.order = order;
+				sort = { by, order };
+			}
+			return { qs, limit, sort, settings: getRequestSettings(ctx, i) };
+		},
+
+		async run(search, i): Promise<INodeExecutionData[]> {
+			const response = await client.request(
+				{ service: 'quotes', method: 'GET', path: '/tags', qs: search.qs, repeatable: true },
+				search.settings,
+				i,
+			);
+			const tags = tagList(response.data);
+			if (!tags) {
+				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
+					message: `The quotes service answered with ${describeShape(response.data)} where a list of tags was expected [item ${i}]`,
+					description:
+						'Expected a JSON array of tags, {"results": [...]}, or an envelope whose data is one of those. Check the Quotes URL.',
+					itemIndex: i,
+				});
+			}
+			const objects = tags.map((tag) =>
+				typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
+			);
+			// The service may ignore sorting and "limit" (the best-known one ignores limit): the node sorts and cuts itself.
+			if (search.sort) sortTags(objects, search.sort.by, search.sort.order);
+			const kept = search.limit === undefined ? objects : objects.slice(0, search.limit);
+			return kept.map((json) => ({ json }));
+		},
+	};
+}
+
+/** Sorts in place, stably; tags without the field go last. Counts compare as numbers, dates as dates. */
+export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'desc'): void {
+	const key = (tag: IDataObject): number | string | undefined => {
+		const value = tag[by];
+		if (value === undefined || value === null || value === '') return undefined;
+		if (by === 'quoteCount') return Number(value);
+		if (by === 'name') return String(value).toLowerCase();
+		const time = Date.parse(String(value));
+		return Number.isNaN(time) ? String(value) : time;
+	};
+	const sign = order === 'asc' ? 1 : -1;
+	const keyed = tags.map((tag, index) => ({ tag, index, key: key(tag) }));
+	keyed.sort((a, b) => {
+		if (a.key === undefined || b.key === undefined) {
+			return a.key === b.key ? a.index - b.index : a.key === undefined ? 1 : -1;
+		}
+		if (a.key < b.key) return -sign;
+		if (a.key > b.key) return sign;
+		return a.index - b.index;
+	});
+	keyed.forEach((entry, n) => (tags[n] = entry.tag));
+}
+
+function tagList(data: unknown): unknown[] | undefined {
+	if (Array.isArray(data)) return data;
+	if (typeof data === 'object' && data !== null) {
+		for (const key of ['results', 'tags', 'data']) {
+			const inner = (data as IDataObject)[key];
+			if (Array.isArray(inner)) return inner;
+		}
+	}
+	return undefined;
+}
+
+function describeShape(data: unknown): string {
+	if (data === undefined || data === null) return 'an empty body';
+	if (typeof data !== 'object') return `a ${typeof data}`;
+	return `an object with the keys ${Object.keys(data).slice(0, 6).join(', ') || '(none)'}`;
+}

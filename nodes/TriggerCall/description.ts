@@ -1,0 +1,205 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import type { ChoiceOption, NumberOption } from '../shared/fields';
+import { choiceProperty, numberProperty, sorted } from '../shared/fields';
+import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
+
+export type Payload = 'none' | 'item' | 'fields' | 'json';
+
+export const PAYLOAD: ChoiceOption<Payload> = {
+	displayName: 'Payload',
+	name: 'payload',
+	default: 'none',
+	description: 'What to send as the JSON body of the request',
+	options: [
+		{
+			name: 'Fields',
+			value: 'fields',
+			description: 'Name/value pairs, e.g. value1, value2 and value3',
+		},
+		{ name: 'Input Item JSON', value: 'item', description: 'The whole incoming item, as it is' },
+		{
+			name: 'JSON',
+			value: 'json',
+			description: 'A JSON object written by hand, expressions allowed',
+		},
+		{ name: 'None', value: 'none', description: 'An empty JSON object, {}' },
+	],
+};
+
+export const QUERY_IN: ChoiceOption<'query' | 'body'> = {
+	displayName: 'Send Query and Limit As',
+	name: 'queryIn',
+	default: 'query',
+	description: 'Where "q" and "limit" go in the request',
+	options: [
+		{
+			name: 'Query Parameters',
+			value: 'query',
+			description: 'In the address: /trigger/{Event}?q=…&limit=…',
+		},
+		{
+			name: 'JSON Body Fields',
+			value: 'body',
+			description:
+				'As "q" and "limit" fields of the JSON body, replacing payload fields of the same name',
+		},
+	],
+};
+
+export const KEY_MODE: ChoiceOption<'none' | 'auto' | 'custom'> = {
+	displayName: 'Idempotency Key Mode',
+	name: 'idempotency',
+	default: 'none',
+	description:
+		'Sent as the Idempotency-Key header: a key unique per call lets the service ignore repeats, so the node may retry after a timeout, a dropped connection or a 502/503/504. Without a key those failures are not retried.',
+	options: [
+		{
+			name: 'Automatic',
+			value: 'auto',
+			description:
+				'Made from the execution, the node, its run and the item: unique per call and per item (also for each call of an AI agent), the same when n8n retries the node',
+		},
+		{ name: 'Custom', value: 'custom', description: 'A value you give, e.g. from the input data' },
+		{
+			name: 'None',
+			value: 'none',
+			description: 'No key: calls that may have arrived are not retried',
+		},
+	],
+};
+
+export const BATCH_SIZE: NumberOption = {
+	displayName: 'Items per Batch',
+	name: 'batchSize',
+	default: 50,
+	min: 1,
+	description: 'Items sent in each batch before waiting "Batch Interval (ms)" (1000 if not set)',
+};
+
+export const BATCH_INTERVAL: NumberOption = {
+	displayName: 'Batch Interval (ms)',
+	name: 'batchInterval',
+	default: 1000,
+	min: 0,
+	description:
+		'Wait between two batches, in milliseconds, counted from the end of a batch. 0 turns batching off. Batches have "Items per Batch" items (50 if not set).',
+};
+
+export const LIMIT: NumberOption = {
+	displayName: 'Limit',
+	name: 'limit',
+	default: 50,
+	min: 1,
+	description: 'A number sent to the trigger service as "limit" (its meaning is up to the service)',
+	hint: 'Sent as "limit" only when this option is added',
+};
+
+/** Concurrency, as it is true for firing automations. */
+export const FIRE_CONCURRENCY: NumberOption = {
+	...CONCURRENCY,
+	description: `${CONCURRENCY.description} Concurrent calls may reach the service in another order than the items; output order is always the items'.`,
+};
+
+const eventProperties: INodeProperties[] = [
+	{
+		displayName: 'Event',
+		name: 'event',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. door_opened',
+		description:
+			'Name of the event to fire, sent as the last part of the address: POST {Trigger URL}/trigger/{Event}. Letters, digits, "_", "-" and "." only. Leave empty to call POST {Trigger URL}/trigger/.',
+	},
+	{
+		displayName: 'Query',
+		name: 'q',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. living room',
+		description:
+			'Text sent as "q" (a query parameter unless Options > Send Query and Limit As says otherwise). Leave empty to not send it.',
+	},
+];
+
+const payloadProperties: INodeProperties[] = [
+	{ ...choiceProperty(PAYLOAD), noDataExpression: true },
+	{
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'fixedCollection',
+		placeholder: 'Add Field',
+		typeOptions: { multipleValues: true },
+		default: {},
+		displayOptions: { show: { payload: ['fields'] } },
+		description: 'Fields of the JSON body. Names must be unique and not empty.',
+		options: [
+			{
+				displayName: 'Field',
+				name: 'values',
+				values: [
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. value1',
+						description: 'Name of the field in the JSON body',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. {{ $json.temperature }}',
+						description:
+							'Value of the field. An expression that yields a number, boolean, object or list is sent as that type.',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'JSON',
+		name: 'jsonBody',
+		type: 'json',
+		default: '{\n  "value1": "",\n  "value2": "",\n  "value3": ""\n}',
+		displayOptions: { show: { payload: ['json'] } },
+		description:
+			'JSON object to send as the body. Expressions in {{ }} are filled in for each item; put quotes around those that yield text.',
+	},
+];
+
+const optionsProperty: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: sorted([
+		numberProperty(BATCH_INTERVAL),
+		numberProperty(BATCH_SIZE),
+		choiceProperty(KEY_MODE),
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. order-{{ $json.orderNumber }}',
+			hint: 'Unique per call and per item, e.g. a value from the data (safe across runs). Or choose Idempotency Key Mode: Automatic.',
+			description:
+				'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
+		},
+		numberProperty(LIMIT),
+		choiceProperty(QUERY_IN),
+		...requestOptions(MAX_ATTEMPTS_FIRE).map((option) =>
+			option.name === FIRE_CONCURRENCY.name ? numberProperty(FIRE_CONCURRENCY) : option,
+		),
+	]),
+};
+
+export const triggerCallProperties: INodeProperties[] = [
+	...eventProperties,
+	...payloadProperties,
+	optionsProperty,
+];

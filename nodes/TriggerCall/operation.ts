@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import { getOptions, readNumber } from '../shared/fields';
+import type { ItemOperation } from '../shared/items';
+import { getRequestSettings } from '../shared/options';
+import type { ApiResponse, RequestSettings, TriptychClient } from '../shared/transport';
+import { BatchWindows } from './batching';
+import { BATCH_INTERVAL, BATCH_SIZE } from './description';
+import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
+
+/** Shown when a call that may have fired is not retried (it carries no Idempotency Key). */
+const NO_RETRY_ADVICE =
+	'The node did not retry: without an Idempotency Key the service cannot tell a retry from a new call, and a ' +
+	'retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, ' +
+	`or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
+
+/** Batching windows of a run, from the first item's options (as n8n's HTTP Request node reads them). */
+export function batchWindows(ctx: IExecuteFunctions): BatchWindows {
+	const options = getOptions(ctx, 0);
+	const size = readNumber(ctx, options, BATCH_SIZE, 0);
+	const interval =
+		options.batchSize === undefined && options.batchInterval === undefined
+			? 0
+			: readNumber(ctx, options, BATCH_INTERVAL, 0);
+	return new BatchWindows(ctx.getInputData().length, size, interval);
+}
+
+/**
+ * Fire Automation: POST {Trigger URL}/trigger/{Event} per item. A call without an Idempotency Key is repeatable only
+ * where it surely did not arrive (the transport's rule). Batching windows hold items back as the HTTP Request node's
+ * do; within a window the client's gate paces the calls.
+ */
+export function triggerCallOperation(
+	ctx: IExecuteFunctions,
+	client: TriptychClient,
+	windows: BatchWindows,
+): ItemOperation<{ request: TriggerRequest; settings: RequestSettings }> {
+	return {
+		read: (i) => ({ request: buildRequest(ctx, i), settings: getRequestSettings(ctx, i) }),
+
+		async run({ request, settings }, i): Promise<INodeExecutionData[]> {
+			await windows.enter(i);
+			try {
+				const response = await client.request(
+					{
+						service: 'trigger',
+						method: 'POST',
+						path: request.path,
+						qs: request.qs,
+						// a string for "{}": n8n would drop an empty object and send no body at all
+						body: request.body,
+						headers: request.headers,
+						repeatable: request.idempotencyKey !== undefined,
+						noRetryAdvice: NO_RETRY_ADVICE,
+					},
+					settings,
+					i,
+				);
+				return [{ json: toOutput(response) }];
+			} finally {
+				windows.leave(i);
+			}
+		},
+	};
+}
+
+/** The envelope's `data` (its fields, when it is an object) and `message`. */
+function toOutput(response: ApiResponse): IDataObject {
+	const { data, message } = response;
+	const json: IDataObject =
+		typeof data === 'object' && data !== null && !Array.isArray(data)
+			? { ...(data as IDataObject) }
+			: { data: data === undefined ? null : (data as IDataObject[string]) };
+	if (message !== undefined && !Object.prototype.hasOwnProperty.call(json, 'message'))
+		json.message = message;
+	return json;
+}

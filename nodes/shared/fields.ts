@@ -1,0 +1,146 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { fieldError, show, toInteger } from './validation';
+
+/**
+ * A number option defined once: its field in the node's description and the code that reads and checks it share
+ * the same name, default, bounds and label, so they cannot drift apart.
+ */
+export interface NumberOption {
+	displayName: string;
+	name: string;
+	default: number;
+	min: number;
+	max?: number;
+	description: string;
+	hint?: string;
+}
+
+export function numberProperty(option: NumberOption): INodeProperties {
+	const initial = option.default;
+	return {
+		displayName: option.displayName,
+		name: option.name,
+		type: 'number',
+		typeOptions: {
+			minValue: option.min,
+			...(option.max !== undefined ? { maxValue: option.max } : {}),
+		},
+		default: initial,
+		description: option.description,
+		...(option.hint ? { hint: option.hint } : {}),
+	};
+}
+
+/** The option's value in an Options collection, checked (its default when the option is not added). */
+export function readNumber(
+	ctx: IExecuteFunctions,
+	options: IDataObject,
+	option: NumberOption,
+	itemIndex: number,
+): number {
+	const value = options[option.name];
+	return toInteger(
+		ctx,
+		value === undefined || value === null || value === '' ? option.default : value,
+		option.displayName,
+		itemIndex,
+		option.min,
+		option.max,
+	);
+}
+
+/** A choice defined once: its field and the check of what an expression may hand over. */
+export interface ChoiceOption<V extends string = string> {
+	displayName: string;
+	name: string;
+	default: V;
+	description?: string;
+	options: Array<{ name: string; value: V; description?: string }>;
+}
+
+export function choiceProperty(option: ChoiceOption): INodeProperties {
+	const initial = option.default;
+	return {
+		displayName: option.displayName,
+		name: option.name,
+		type: 'options',
+		default: initial,
+		...(option.description ? { description: option.description } : {}),
+		options: [...option.options].sort((a, b) => a.name.localeCompare(b.name)),
+	};
+}
+
+/** A choice's value, checked against its allowed values (its default when empty). */
+export function readChoice<V extends string>(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	option: ChoiceOption<V>,
+	itemIndex: number,
+): V {
+	if (value === undefined || value === null || value === '') return option.default;
+	const allowed = option.options.map((o) => o.value);
+	if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as V;
+	throw fieldError(
+		ctx,
+		`"${option.displayName}"`,
+		itemIndex,
+		`must be one of ${allowed.join(', ')}, not ${show(value)}`,
+		`Choose ${option.options.map((o) => o.name).join(', ')}.`,
+	);
+}
+
+/** A Sort Order choice (ascending / descending), sent under the name the service uses. */
+export function sortOrder(name: string, description: string): ChoiceOption<'asc' | 'desc'> {
+	return {
+		displayName: 'Sort Order',
+		name,
+		default: 'asc',
+		description,
+		options: [
+			{ name: 'Ascending', value: 'asc' },
+			{ name: 'Descending', value: 'desc' },
+		],
+	};
+}
+
+export const RETURN_ALL_DEFAULT_LIMIT = 50;
+
+/** Return All / Limit, as n8n's own list operations have them. */
+export function returnAllOrLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			displayOptions: { show: { returnAll: [false] } },
+			description: 'Max number of results to return',
+		},
+	];
+}
+
+/** Return All / Limit of one item: `undefined` means all. */
+export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
+	if (ctx.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
+	const value = ctx.getNodeParameter('limit', itemIndex, RETURN_ALL_DEFAULT_LIMIT);
+	return toInteger(ctx, value, 'Limit', itemIndex, 1);
+}
+
+/** The Options collection of one item. */
+export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+}
+
+/** Fields in alphabetical order of their labels, as n8n lists a collection's options. */
+export function sorted(fields: INodeProperties[]): INodeProperties[] {
+	return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
+}

@@ -1,0 +1,92 @@
+import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { pool } from './pool';
+
+/** What a node does per input item: read (and check) its fields, then do its work. */
+export interface ItemOperation<P> {
+	/** Reads and checks one item's fields; throws a NodeOperationError naming the field and the item */
+	read(itemIndex: number): P;
+	/** One item's work: its output items (pairedItem is set by the caller) */
+	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
+}
+
+export interface RunOptions {
+	/** `this.continueOnFail()` of the node's execute() */
+	continueOnFail: boolean;
+	/** Items worked on at once (the requests themselves are paced by the client's gate) */
+	concurrency: number;
+	/** Called once when an item fails and the node will stop: nothing more should be sent */
+	onStop?: () => void;
+}
+
+/**
+ * Runs a node's items and keeps n8n's contracts:
+ * - every item's fields are read and checked before the first request, so a wrong value stops the node before
+ *   anything was sent (with Continue On Fail, that item becomes an error item and the others run);
+ * - output in input order and `pairedItem` on every item, however many items run at once;
+ * - Continue On Fail turns an item's error into an output item paired to it; without it the first error stops
+ *   the node (items not yet started are not started, and `onStop` lets the client stop sending).
+ */
+export async function runItems<P>(
+	ctx: IExecuteFunctions,
+	operation: ItemOperation<P>,
+	options: RunOptions,
+): Promise<INodeExecutionData[][]> {
+	const count = ctx.getInputData().length;
+	const plans: Array<P | Error> = [];
+	for (let i = 0; i < count; i++) {
+		let plan: P | Error;
+		try {
+			plan = operation.read(i);
+		} catch (error) {
+			plan = asNodeError(ctx, error, i);
+		}
+		if (plan instanceof Error && !options.continueOnFail) throw plan;
+		plans.push(plan);
+	}
+
+	const results: INodeExecutionData[][] = new Array(count);
+	await pool(count, options.concurrency, async (i) => {
+		const plan = plans[i];
+		let failure: unknown = plan instanceof Error ? plan : undefined;
+		if (!(plan instanceof Error)) {
+			try {
+				const produced = await operation.run(plan, i);
+				results[i] = produced.map((item) => ({ ...item, pairedItem: { item: i } }));
+				return;
+			} catch (error) {
+				failure = error;
+			}
+		}
+		if (!options.continueOnFail) {
+			options.onStop?.();
+			throw asNodeError(ctx, failure, i);
+		}
+		results[i] = [errorItem(failure, i)];
+	});
+
+	const out: INodeExecutionData[] = [];
+	for (const produced of results) if (produced) for (const item of produced) out.push(item);
+	return [out];
+}
+
+/** Continue On Fail: an error as an output item, paired to its input item. */
+export function errorItem(
+	error: unknown,
+	itemIndex: number,
+	extra: JsonObject = {},
+): INodeExecutionData {
+	const e = error as NodeApiError;
+	const json: JsonObject = { error: e.message };
+	if (e.description) json.description = e.description;
+	if (e.httpCode) json.httpCode = e.httpCode;
+	return { json: { ...json, ...extra }, pairedItem: { item: itemIndex } };
+}
+
+/** n8n errors pass through; anything else becomes a NodeOperationError for that item. */
+export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	const message = (error as Error)?.message || String(error);
+	return new NodeOperationError(ctx.getNode(), `${message} [item ${itemIndex}]`, { itemIndex });
+}

@@ -1,0 +1,96 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { RequestSettings } from './transport';
+import type { NumberOption } from './fields';
+import { numberProperty, readNumber } from './fields';
+
+export const TIMEOUT: NumberOption = {
+	displayName: 'Timeout (ms)',
+	name: 'timeout',
+	default: 30000,
+	min: 1,
+	description:
+		'Time limit of one attempt, in milliseconds: connecting, every redirect, the headers and the whole answer must arrive within it',
+};
+
+export const MAX_RETRY_WAIT: NumberOption = {
+	displayName: 'Max Retry Wait (Seconds)',
+	name: 'maxRetryWait',
+	default: 30,
+	min: 0,
+	description:
+		'Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead.',
+};
+
+export const RETRY_DELAY: NumberOption = {
+	displayName: 'Initial Retry Delay (ms)',
+	name: 'retryDelay',
+	default: 500,
+	min: 0,
+	description:
+		'Wait before the first retry, in milliseconds; doubled on each further retry, with jitter. A Retry-After header from the service takes precedence.',
+};
+
+export const MAX_RESPONSE_SIZE: NumberOption = {
+	displayName: 'Max Response Size (MB)',
+	name: 'maxResponseSize',
+	default: 16,
+	min: 1,
+	max: 1024,
+	description:
+		'Largest answer accepted from the service, in megabytes, measured after decompression. A larger answer stops the node with an error and is not retried.',
+};
+
+export const CONCURRENCY: NumberOption = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	default: 64,
+	min: 1,
+	max: 256,
+	description:
+		'Most requests in flight at once. The node starts with 8 and adapts to the service: more while it answers well, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
+};
+
+const MAX_ATTEMPTS = (description: string): NumberOption => ({
+	displayName: 'Max Attempts',
+	name: 'maxAttempts',
+	default: 3,
+	min: 1,
+	max: 10,
+	description,
+});
+
+/** Max Attempts as it is true for a GET: everything transient is retried. */
+export const MAX_ATTEMPTS_READ = MAX_ATTEMPTS(
+	'Attempts per request in all, the first included. Rate limits (429), 502/503/504 answers, timeouts and broken connections are retried; 1 turns retries off.',
+);
+
+/** Max Attempts as it is true for Trigger Call, whose retries could fire an automation twice. */
+export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
+	'Attempts per call in all, the first included; 1 turns retries off. Rate limits (429) and refused connections are always retried. 502/503/504 answers, timeouts and broken connections are retried only when an Idempotency Key is set: without one a retry could fire the automation twice.',
+);
+
+/** Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. */
+export function requestOptions(maxAttempts: NumberOption): INodeProperties[] {
+	return [CONCURRENCY, RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(
+		numberProperty,
+	);
+}
+
+/** The Options collection's timeout, retry and size settings of one item, checked. */
+export function getRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return {
+		timeout: readNumber(ctx, options, TIMEOUT, itemIndex),
+		maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, itemIndex),
+		retryDelay: readNumber(ctx, options, RETRY_DELAY, itemIndex),
+		maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, itemIndex) * 1000,
+		maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, itemIndex) * 1024 * 1024,
+	};
+}
+
+/** Concurrency, read once per run (from the first item). */
+export function getConcurrency(ctx: IExecuteFunctions): number {
+	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	return readNumber(ctx, options, CONCURRENCY, 0);
+}

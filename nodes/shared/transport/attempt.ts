@@ -1,0 +1,211 @@
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+
+import { discard, readBody, tooLarge } from './body';
+import {
+	MAX_REDIRECTS,
+	REDIRECT_STATUS,
+	originOf,
+	redirectedMethod,
+	resolveLocation,
+} from './origin';
+import { wait } from './timing';
+import type { Failure, RawResponse } from './types';
+import { WireFailure } from './types';
+
+/** How a request is put on the wire: n8n's `httpRequest`, or `httpRequestWithAuthentication` for the API key. */
+export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
+
+export interface AttemptSpec {
+	url: string;
+	method: IHttpRequestMethods;
+	qs?: IDataObject;
+	body?: IDataObject | IDataObject[] | string;
+	headers?: IDataObject;
+	/**
+	 * `origin`: redirects are followed here, and only to that origin (requests that carry the API key).
+	 * `any`: n8n follows them wherever they go (image downloads, which never carry the key).
+	 */
+	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
+	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
+	timeout: number;
+	/** Largest decoded body, in bytes */
+	maxBytes: number;
+	/** The execution's cancel signal (Stop in n8n's editor) */
+	cancel?: AbortSignal;
+}
+
+const ABORTED = Symbol('aborted');
+
+/** What n8n's helper returns with returnFullResponse and a stream body. */
+interface WireAnswer {
+	statusCode: number;
+	headers?: IDataObject;
+	body?: unknown;
+}
+
+/**
+ * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
+ * rejects. The deadline is one AbortController per attempt that n8n's `sleep` fires (nodes may not use timers);
+ * it ends the wait for headers, every redirect hop and the body read, and reaches n8n's HTTP client through
+ * `abortSignal` where n8n passes it on (n8n applies its own Stop signal to authenticated requests instead; an
+ * answer that arrives after the deadline is then thrown away unread).
+ */
+export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
+	const controller = new AbortController();
+	let reason: Failure | undefined;
+	const end = (failure: Failure) => {
+		if (controller.signal.aborted) return;
+		reason = failure;
+		controller.abort();
+	};
+	const onCancel = () => end(canceled());
+	spec.cancel?.addEventListener('abort', onCancel, { once: true });
+	if (spec.cancel?.aborted) onCancel();
+	void wait(spec.timeout, controller.signal).then(() => end(timedOut(spec.timeout)));
+
+	try {
+		let { url, method, qs, body } = spec;
+		const seen = new Set<string>();
+		for (let hop = 0; ; hop++) {
+			const pending = send({
+				url,
+				method,
+				qs,
+				body,
+				headers: spec.headers,
+				encoding: 'stream',
+				json: false,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: spec.redirects.follow === 'origin',
+				timeout: spec.timeout,
+				abortSignal: controller.signal,
+			});
+			let answer: WireAnswer | typeof ABORTED;
+			try {
+				answer = (await raceAbort(pending, controller.signal)) as WireAnswer | typeof ABORTED;
+			} catch (error) {
+				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
+			}
+			if (answer === ABORTED) {
+				pending.then(
+					(late) => discard((late as { body?: unknown })?.body),
+					() => undefined,
+				);
+				return reason ?? canceled();
+			}
+			const status = answer.statusCode;
+			const headers = answer.headers ?? {};
+			const location = header(headers, 'location');
+			if (spec.redirects.follow === 'origin' && REDIRECT_STATUS.has(status) && location) {
+				discard(answer.body);
+				const next = resolveLocation(location, url);
+				const problem = !next
+					? `to "${location.slice(0, 200)}", which is not a web address`
+					: next.origin !== spec.redirects.origin
+						? 'other-origin'
+						: redirectedMethod(status, method) === undefined
+							? `with HTTP ${status}, which would turn the ${method} into a GET without its body`
+							: hop >= MAX_REDIRECTS || seen.has(next.href)
+								? `in a loop (more than ${MAX_REDIRECTS} redirects, last to ${next.pathname})`
+								: undefined;
+				if (problem) return redirectFailure(problem, status, next?.href ?? location);
+				seen.add(next!.href);
+				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;
+				if (nextMethod !== method) body = undefined;
+				method = nextMethod;
+				url = next!.href;
+				qs = undefined;
+				continue;
+			}
+			const declared = Number(header(headers, 'content-length'));
+			if (!header(headers, 'content-encoding') && declared > spec.maxBytes) {
+				discard(answer.body);
+				return tooLarge(spec.maxBytes, 'declared');
+			}
+			try {
+				const bytes = await readBody(
+					answer.body,
+					spec.maxBytes,
+					controller.signal,
+					() => reason ?? canceled(),
+				);
+				return { statusCode: status, headers, body: bytes, url };
+			} catch (error) {
+				return error instanceof WireFailure ? error.failure : networkFailure(error);
+			}
+		}
+	} finally {
+		spec.cancel?.removeEventListener('abort', onCancel);
+		// also ends the deadline's wait (n8n 2.x clears its timer)
+		controller.abort();
+	}
+}
+
+async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+	if (signal.aborted) return ABORTED;
+	let onAbort: () => void = () => {};
+	const aborted = new Promise<typeof ABORTED>((resolve) => {
+		onAbort = () => resolve(ABORTED);
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	try {
+		return await Promise.race([promise, aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}
+
+export function header(headers: IDataObject, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	if (value === undefined || value === null) return undefined;
+	return String(Array.isArray(value) ? value[0] : value);
+}
+
+function timedOut(timeout: number): Failure {
+	return {
+		kind: 'timeout',
+		code: 'ETIMEDOUT',
+		message: `no complete answer within ${timeout} ms`,
+		sent: true,
+	};
+}
+
+function canceled(): Failure {
+	return { kind: 'canceled', code: 'ECANCELED', message: 'the execution was stopped', sent: true };
+}
+
+function redirectFailure(problem: string, status: number, location: string): Failure {
+	return {
+		kind: 'redirect',
+		code: `HTTP ${status}`,
+		message: problem === 'other-origin' ? `to another origin (${originOf(location)})` : problem,
+		sent: true,
+		location,
+	};
+}
+
+/** Network failures that happen before a request is on the wire: always safe to repeat. */
+const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
+
+/** What went wrong on the wire, and whether the request may have reached the service. */
+export function networkFailure(error: unknown): Failure {
+	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
+	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
+	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
+	const message = raw.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+	const timeout = /timeout/i.test(message) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
+	return {
+		kind: timeout ? 'timeout' : 'network',
+		code: timeout && code === 'EUNKNOWN' ? 'ETIMEDOUT' : code,
+		message,
+		// anything but a failure to connect (reset, timeout, broken pipe, unknown) may have reached the service
+		sent: !NOT_SENT_CODES.has(code),
+	};
+}

@@ -1,0 +1,107 @@
+import type { Failure } from './types';
+import { WireFailure } from './types';
+
+/** The part of a Node.js readable stream the body reader uses (n8n hands over axios' response stream). */
+export interface BodyStream {
+	on(event: string, listener: (...args: unknown[]) => void): unknown;
+	removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+	destroy(error?: Error): unknown;
+	readableEnded?: boolean;
+}
+
+export function isBodyStream(value: unknown): value is BodyStream {
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as BodyStream).on === 'function' &&
+		typeof (value as BodyStream).destroy === 'function'
+	);
+}
+
+/** Throws away an answer's body without reading it (a redirect's, or one that arrived too late). */
+export function discard(body: unknown): void {
+	if (isBodyStream(body)) body.destroy();
+}
+
+export function tooLarge(limit: number, seen: number | 'declared'): Failure {
+	return {
+		kind: 'tooLarge',
+		code: 'ETOOLARGE',
+		message:
+			seen === 'declared'
+				? `the answer declares more than ${limit} bytes`
+				: `the answer passed ${limit} bytes`,
+		sent: true,
+		limit,
+	};
+}
+
+/**
+ * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
+ * past `limit` it stops reading at once and rejects with a `tooLarge` failure, so a small compressed answer that
+ * inflates to gigabytes never takes more than `limit` of memory. A connection that drops before the end rejects
+ * with `broken`; `signal` (the attempt's deadline or Stop) destroys the stream and rejects with its reason.
+ */
+export async function readBody(
+	body: unknown,
+	limit: number,
+	signal: AbortSignal,
+	abortReason: () => Failure,
+): Promise<Buffer> {
+	if (Buffer.isBuffer(body)) return body;
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	if (body === undefined || body === null) return Buffer.alloc(0);
+	if (!isBodyStream(body)) return Buffer.from(JSON.stringify(body), 'utf8');
+	const stream = body;
+	return await new Promise<Buffer>((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let settled = false;
+		const finish = (failure?: Failure) => {
+			if (settled) return;
+			settled = true;
+			stream.removeListener('data', onData);
+			stream.removeListener('end', onEnd);
+			stream.removeListener('error', onError);
+			stream.removeListener('close', onClose);
+			signal.removeEventListener('abort', onAbort);
+			if (failure) {
+				stream.destroy();
+				chunks.length = 0;
+				reject(new WireFailure(failure));
+			} else {
+				resolve(Buffer.concat(chunks, size));
+			}
+		};
+		const onData = (chunk: unknown) => {
+			const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8');
+			size += piece.length;
+			if (size > limit) return finish(tooLarge(limit, size));
+			chunks.push(piece);
+		};
+		const onEnd = () => finish();
+		const onError = (error: unknown) => finish(broken(error));
+		// 'close' without 'end': the connection went away mid-body
+		const onClose = () => {
+			if (!stream.readableEnded) finish(broken(undefined));
+		};
+		const onAbort = () => finish(abortReason());
+		stream.on('data', onData);
+		stream.on('end', onEnd);
+		stream.on('error', onError);
+		stream.on('close', onClose);
+		if (signal.aborted) onAbort();
+		else signal.addEventListener('abort', onAbort, { once: true });
+	});
+}
+
+function broken(error: unknown): Failure {
+	const e = error as { code?: unknown; message?: unknown } | undefined;
+	return {
+		kind: 'broken',
+		code: typeof e?.code === 'string' ? e.code : 'ECONNRESET',
+		message:
+			typeof e?.message === 'string' && e.message ? e.message : 'the connection closed mid-answer',
+		sent: true,
+	};
+}

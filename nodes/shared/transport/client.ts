@@ -1,0 +1,253 @@
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { checkJson, interpret } from './answer';
+import type { AttemptSpec, Sender } from './attempt';
+import { attempt } from './attempt';
+import { failureError } from './errors';
+import { Gate } from './gate';
+import { anySignal } from '../pool';
+import { checkBaseUrl, originOf, resolveLink } from './origin';
+import type { Outcome } from './retry';
+import { withRetries } from './retry';
+import type { ApiRequest, ApiResponse, RequestSettings, Service } from './types';
+import { CREDENTIALS_TYPE, SERVICES } from './types';
+
+const DEFAULT_NO_RETRY_ADVICE =
+	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
+
+/** Limits of one image download (never authenticated). */
+export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
+	maxBytes: number;
+}
+
+/**
+ * The one way the three nodes talk to their services. One client serves one node execution: it reads the
+ * credentials once, keeps one gate per service (shared concurrency budget and 429 pause for every item and page of
+ * the run), and sends through n8n's own request helpers (so proxies and n8n's settings apply), with the API key
+ * only on requests to the service's own origin.
+ */
+export class TriptychClient {
+	private credentials?: Promise<IDataObject>;
+	private apiKey = '';
+	private readonly gates = new Map<string, Gate>();
+	private readonly halted = new AbortController();
+	private stopSignal?: AbortSignal;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		/** Most requests in flight per service (the node's Concurrency option) */
+		private readonly concurrency: number,
+	) {}
+
+	/** n8n's Stop signal for this execution (absent on n8n versions without one). */
+	get cancel(): AbortSignal | undefined {
+		const ctx = this.ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+		return typeof ctx.getExecutionCancelSignal === 'function'
+			? ctx.getExecutionCancelSignal()
+			: undefined;
+	}
+
+	/** Stop or halt: nothing more is started (requests already on the wire are left to finish). */
+	private get stopping(): AbortSignal {
+		this.stopSignal ??= anySignal(this.cancel, this.halted.signal);
+		return this.stopSignal;
+	}
+
+	/** After an item failed and the node stops: requests waiting for their turn are not sent. */
+	halt(): void {
+		this.halted.abort('not sent: an earlier item failed and the node stopped');
+	}
+
+	gate(name: Service | 'images'): Gate {
+		let gate = this.gates.get(name);
+		if (!gate) {
+			gate = new Gate(this.concurrency, this.stopping);
+			this.gates.set(name, gate);
+		}
+		return gate;
+	}
+
+	/** The service's base address, validated, without trailing slashes. */
+	async baseUrl(service: Service, itemIndex: number): Promise<string> {
+		const credentials = await this.getCredentials();
+		const { field, label, name } = SERVICES[service];
+		const raw = String(credentials[field] ?? '').trim();
+		const checked = checkBaseUrl(raw);
+		if ('url' in checked) return checked.url;
+		const node = this.ctx.getNode();
+		const problem =
+			checked.problem === 'empty'
+				? [
+						`The ${label} is empty`,
+						`Set the ${label} in the Triptych API credentials to the base address of the ${name}.`,
+					]
+				: checked.problem === 'invalid'
+					? [
+							`The ${label} "${raw}" is not a valid address`,
+							`Use a full address such as https://api.example.com (${checked.detail}).`,
+						]
+					: [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
+		throw new NodeOperationError(node, `${problem[0]} [item ${itemIndex}]`, {
+			itemIndex,
+			description: problem[1],
+		});
+	}
+
+	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
+	async request(
+		req: ApiRequest,
+		settings: RequestSettings,
+		itemIndex: number,
+	): Promise<ApiResponse> {
+		const base = await this.baseUrl(req.service, itemIndex);
+		const url = req.url
+			? this.sameOrigin(req.url, base, req.service, itemIndex)
+			: base + (req.path ?? '');
+		const send = await this.sender(req.service);
+		const spec: AttemptSpec = {
+			url,
+			method: req.method,
+			qs: req.qs,
+			body: req.body,
+			headers: { Accept: 'application/json', ...req.headers },
+			redirects: { follow: 'origin', origin: originOf(base) },
+			timeout: settings.timeout,
+			maxBytes: settings.maxResponseBytes,
+			cancel: this.cancel,
+		};
+		const outcome = await this.withRetries(
+			req.service,
+			async () => {
+				const answer = await attempt(send, spec);
+				return 'kind' in answer ? answer : checkJson(answer);
+			},
+			settings,
+			req.repeatable,
+			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
+			itemIndex,
+		);
+		const node = this.ctx.getNode();
+		if ('failure' in outcome) {
+			const failure = { ...outcome.failure, message: this.redact(outcome.failure.message) };
+			throw failureError(node, req.service, itemIndex, failure, outcome.stop, settings);
+		}
+		const redact = (text: string) => this.redact(text);
+		return interpret(
+			outcome.res,
+			node,
+			req.service,
+			itemIndex,
+			outcome.attempts,
+			outcome.stop,
+			redact,
+		);
+	}
+
+	/**
+	 * GET for files (museum images): never authenticated, so the API key cannot reach the image host or a CDN it
+	 * redirects to; redirects are followed wherever they go. Same time and size bounds and retries as API requests.
+	 */
+	async download(url: string, settings: DownloadSettings, itemIndex: number): Promise<Outcome> {
+		const spec: AttemptSpec = {
+			url,
+			method: 'GET',
+			redirects: { follow: 'any' },
+			timeout: settings.timeout,
+			maxBytes: settings.maxBytes,
+			cancel: this.cancel,
+		};
+		const send: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
+		return await this.withRetries(
+			'images',
+			async () => await attempt(send, spec),
+			{ ...settings, maxResponseBytes: settings.maxBytes },
+			true,
+			DEFAULT_NO_RETRY_ADVICE,
+			itemIndex,
+		);
+	}
+
+	/** Removes the API key (and any Bearer token) from text that came back from a service. */
+	redact(text: string): string {
+		let out = text;
+		if (this.apiKey.length >= 4) out = out.split(this.apiKey).join('***');
+		return out.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+	}
+
+	private async withRetries(
+		gate: Service | 'images',
+		run: () => ReturnType<Parameters<typeof withRetries>[0]>,
+		settings: RequestSettings,
+		repeatable: boolean,
+		noRetryAdvice: string,
+		itemIndex: number,
+	): Promise<Outcome> {
+		return await withRetries(run, {
+			settings,
+			repeatable,
+			noRetryAdvice,
+			gate: this.gate(gate),
+			cancel: this.stopping,
+			log: (text, meta) =>
+				this.ctx.logger.debug(`Triptych: ${gate}: ${this.redact(text)}`, { ...meta, itemIndex }),
+		});
+	}
+
+	private async getCredentials(): Promise<IDataObject> {
+		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE) as Promise<IDataObject>;
+		const credentials = await this.credentials;
+		this.apiKey = String(credentials.apiKey ?? '');
+		return credentials;
+	}
+
+	private async sender(service: Service): Promise<Sender> {
+		const credentials = await this.getCredentials();
+		if (service === 'quotes' && !credentials.sendKeyToQuotes) {
+			return async (options) => await this.ctx.helpers.httpRequest(options);
+		}
+		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
+		// usual: n8n does not load and decrypt them again for every request of the run.
+		const reference = this.ctx.getNode().credentials?.[CREDENTIALS_TYPE];
+		const credentialsDecrypted = {
+			id: reference?.id ?? '',
+			name: reference?.name ?? '',
+			type: CREDENTIALS_TYPE,
+			data: credentials as ICredentialDataDecryptedObject,
+		};
+		return async (options) =>
+			await this.ctx.helpers.httpRequestWithAuthentication.call(
+				this.ctx,
+				CREDENTIALS_TYPE,
+				options,
+				{
+					credentialsDecrypted,
+				},
+			);
+	}
+
+	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
+	private sameOrigin(link: string, base: string, service: Service, itemIndex: number): string {
+		const target = resolveLink(link, base);
+		const { label, name } = SERVICES[service];
+		const fail = (message: string, description: string) =>
+			new NodeApiError(this.ctx.getNode(), { message } as IDataObject as never, {
+				message: `${message} [item ${itemIndex}]`,
+				description,
+				itemIndex,
+			});
+		if (!target) {
+			throw fail(
+				`The ${name} sent a next-page link that is not an address`,
+				this.redact(link.slice(0, 200)),
+			);
+		}
+		if (target.origin !== originOf(base)) {
+			throw fail(
+				`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
+				`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
+			);
+		}
+		return target.toString();
+	}
+}

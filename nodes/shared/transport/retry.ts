@@ -1,0 +1,117 @@
+import type { Gate, Signal } from './gate';
+import { header } from './attempt';
+import { backoff, parseRetryAfter, wait } from './timing';
+import type { Failure, RawResponse, RequestSettings, Stop } from './types';
+
+const RETRY_STATUS = new Set([429, 502, 503, 504]);
+/** Answers that say the service is overloaded: the gate halves its concurrency. */
+const PUSHBACK_STATUS = new Set([429, 503, 504]);
+/** Failures that no retry can mend. */
+const FINAL_KINDS = new Set<Failure['kind']>(['tooLarge', 'redirect', 'canceled', 'paused']);
+
+export interface RetryPolicy {
+	settings: RequestSettings;
+	/** Whether sending the request again is harmless (see ApiRequest.repeatable) */
+	repeatable: boolean;
+	/** Shown when a request that may have been acted on is not sent again */
+	noRetryAdvice: string;
+	gate: Gate;
+	cancel?: AbortSignal;
+	log(text: string, meta: Record<string, unknown>): void;
+}
+
+/** The last answer or failure, the attempts it took, and why retrying ended (when it did for a reason). */
+export type Outcome =
+	| { res: RawResponse; attempts: number; stop?: Stop }
+	| { failure: Failure; attempts: number; stop?: Stop };
+
+/**
+ * The one attempt/retry loop, shared by API requests and image downloads. Every attempt passes the service's gate.
+ * Retried, with exponential backoff and jitter or as long as Retry-After asks: 429 (always: the service did not act
+ * on it), 502/503/504 and failures on the wire (only when the request is repeatable or surely was not received).
+ * Never retried: an answer too large, a redirect that is not followed, a Stop. Bounded by Max Attempts and by
+ * Max Retry Wait (the time spent waiting between attempts); a wait longer than what is left ends the retries at once.
+ */
+export async function withRetries(
+	run: () => Promise<RawResponse | Failure>,
+	policy: RetryPolicy,
+): Promise<Outcome> {
+	const { settings, gate } = policy;
+	let waited = 0;
+	for (let attempt = 1; ; attempt++) {
+		const turn = await gate.acquire(settings.maxRetryWait - waited);
+		if (!turn.ok) {
+			const failure: Failure = policy.cancel?.aborted
+				? {
+						kind: 'canceled',
+						code: 'ECANCELED',
+						message:
+							typeof policy.cancel.reason === 'string'
+								? policy.cancel.reason
+								: 'the execution was stopped',
+						sent: false,
+					}
+				: {
+						kind: 'paused',
+						code: 'HTTP 429',
+						message: `the service asked every request to wait ${Math.ceil(turn.pauseMs / 1000)} s more`,
+						sent: false,
+					};
+			return { failure, attempts: attempt - 1 };
+		}
+		const outcome = await run();
+		const failure = 'kind' in outcome ? outcome : undefined;
+		const res = failure ? undefined : (outcome as RawResponse);
+
+		let retryable: boolean;
+		let retryAfter: number | undefined;
+		let signal: Signal = 'neutral';
+		if (failure) {
+			if (FINAL_KINDS.has(failure.kind)) {
+				gate.release('neutral');
+				return { failure, attempts: attempt };
+			}
+			retryable = !failure.sent || policy.repeatable;
+			if (failure.kind === 'timeout') signal = 'pushback';
+		} else if (RETRY_STATUS.has(res!.statusCode)) {
+			retryable = res!.statusCode === 429 || policy.repeatable;
+			retryAfter = parseRetryAfter(header(res!.headers, 'retry-after'));
+			if (PUSHBACK_STATUS.has(res!.statusCode)) signal = 'pushback';
+		} else {
+			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral');
+			return { res: res!, attempts: attempt };
+		}
+
+		const delay = retryAfter ?? backoff(settings.retryDelay, attempt);
+		const rateLimited = res?.statusCode === 429;
+		// A 429, or a Retry-After on any answer, pauses every request of the run, not only this one.
+		gate.release(signal, rateLimited || retryAfter !== undefined ? delay : undefined, rateLimited);
+
+		const left = settings.maxRetryWait - waited;
+		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
+		let stop: Stop | undefined;
+		if (!retryable) {
+			stop = { unsafe: true, text: policy.noRetryAdvice };
+		} else if (attempt >= settings.maxAttempts) {
+			stop = { unsafe: false, text: tries };
+		} else if (delay > left) {
+			const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';
+			stop = {
+				unsafe: false,
+				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${asked} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
+			};
+		}
+		if (stop)
+			return failure
+				? { failure, attempts: attempt, stop }
+				: { res: res!, attempts: attempt, stop };
+
+		const what = failure ? `${failure.code} (${failure.message})` : `HTTP ${res!.statusCode}`;
+		policy.log(`retry ${attempt} of ${settings.maxAttempts - 1} in ${delay} ms after ${what}`, {
+			attempt,
+			delay,
+		});
+		await wait(delay, policy.cancel);
+		waited += delay;
+	}
+}

@@ -1,0 +1,38 @@
+import { sleep } from 'n8n-workflow';
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; `undefined` when absent or unreadable. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const text = String(Array.isArray(value) ? value[0] : value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(parseFloat(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Exponential backoff with jitter: base·2^(n-1), scaled by a factor in [0.5, 1) (`random` for tests). */
+export function backoff(base: number, attempt: number, random = Math.random()): number {
+	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));
+}
+
+/**
+ * Waits `ms`, or less when `signal` aborts first (it never rejects). n8n's own `sleep` is the timer (nodes may not
+ * use timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer on abort; on n8n 1.x, whose `sleep`
+ * takes no signal, the wait still ends at the abort and the idle timer runs out by itself.
+ */
+export async function wait(ms: number, signal?: AbortSignal): Promise<void> {
+	if (ms <= 0) return;
+	if (!signal) return await sleep(ms);
+	if (signal.aborted) return;
+	let onAbort: () => void = () => {};
+	const aborted = new Promise<void>((resolve) => {
+		onAbort = resolve;
+		signal.addEventListener('abort', onAbort, { once: true });
+	});
+	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
+	try {
+		await Promise.race([sleepWithSignal(ms, signal).catch(() => undefined), aborted]);
+	} finally {
+		signal.removeEventListener('abort', onAbort);
+	}
+}

@@ -1,0 +1,100 @@
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+export const CREDENTIALS_TYPE = 'triptychApi';
+
+export type Service = 'trigger' | 'museum' | 'quotes';
+
+export const SERVICES: Record<Service, { field: string; label: string; name: string }> = {
+	trigger: { field: 'triggerUrl', label: 'Trigger URL', name: 'trigger service' },
+	museum: { field: 'museumUrl', label: 'Museum URL', name: 'museum service' },
+	quotes: { field: 'quotesUrl', label: 'Quotes URL', name: 'quotes service' },
+};
+
+/** How one node call talks to a service: time limit, size limit and retry budget. */
+export interface RequestSettings {
+	/** Time limit of one whole attempt (connecting, headers and the full body), in milliseconds */
+	timeout: number;
+	/** Attempts in all, the first one included (1 = never retry) */
+	maxAttempts: number;
+	/** First backoff delay in milliseconds; doubled on each retry, with jitter */
+	retryDelay: number;
+	/** Most time spent waiting between attempts, in milliseconds */
+	maxRetryWait: number;
+	/** Largest decoded answer accepted, in bytes */
+	maxResponseBytes: number;
+}
+
+export interface ApiRequest {
+	service: Service;
+	method: IHttpRequestMethods;
+	/** Path below the service's base address, e.g. `/tags` */
+	path?: string;
+	/** Absolute address on the service's own origin (a next-page link it handed out) */
+	url?: string;
+	qs?: IDataObject;
+	body?: IDataObject | IDataObject[] | string;
+	headers?: IDataObject;
+	/**
+	 * Whether sending the request twice is harmless. GETs are; a POST that fires an automation is only when it
+	 * carries an idempotency key. A request that is not repeatable is retried only when it certainly did not
+	 * reach the service (connection refused, DNS failure, 429).
+	 */
+	repeatable: boolean;
+	/** For a request that is not repeatable: why it was not retried and how to make retries safe (shown to the user). */
+	noRetryAdvice?: string;
+}
+
+export interface ApiResponse {
+	/** The envelope's `data`, or the whole body when the service sent no envelope */
+	data: unknown;
+	/** The envelope's `message`, when there was one */
+	message?: string;
+	statusCode: number;
+	headers: IDataObject;
+	/** Attempts it took */
+	attempts: number;
+}
+
+/** One answer as it came off the wire: the body is the decoded bytes, read in full and within the size limit. */
+export interface RawResponse {
+	statusCode: number;
+	headers: IDataObject;
+	body: Buffer;
+	/** The address that answered (after same-origin redirects) */
+	url: string;
+	/** The body parsed as JSON, when it was JSON (parsed once, where the transfer is checked for completeness) */
+	json?: { value: unknown };
+}
+
+/**
+ * What went wrong on the wire.
+ * - `network`: no usable answer (refused, reset, DNS…); `sent` tells whether the request may have arrived.
+ * - `timeout`: the whole attempt did not finish within Timeout.
+ * - `broken`: the answer stopped halfway (connection dropped mid-body, or a 2xx whose JSON is cut off).
+ * - `tooLarge`: the decoded answer passed the size limit. Never retried.
+ * - `redirect`: a redirect that is not followed (another origin, a loop, too many hops). Never retried.
+ * - `canceled`: the execution was stopped. Never retried.
+ * - `paused`: another request's Retry-After paused the run for longer than Max Retry Wait. Never retried.
+ */
+export interface Failure {
+	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
+	code: string;
+	message: string;
+	sent: boolean;
+	/** For `redirect`: the address the service pointed at */
+	location?: string;
+	/** For `tooLarge`: the limit in bytes */
+	limit?: number;
+}
+
+export class WireFailure extends Error {
+	constructor(readonly failure: Failure) {
+		super(failure.message);
+	}
+}
+
+/** Why the retries ended: `unsafe` when the request may have been acted on and could not be sent again. */
+export interface Stop {
+	unsafe: boolean;
+	text: string;
+}
