@@ -12,9 +12,10 @@ export type Signal = 'ok' | 'pushback' | 'neutral';
  *   It never passes `max` (the node's Concurrency option; 1 = one request at a time).
  * - **One pause for everybody**: a Retry-After (or the backoff after a 429) pauses every request of the run.
  * - **Learned pace**: after a 429 the gate paces requests. It learns the service's burst from the successes before
- *   the first 429, and its sustained rate from the next one: after a pause a token bucket is full again, so
- *   successes S in T seconds before a 429 mean rate ≈ (S − burst) / T. Until then the pace grows quickly from a
- *   careful start; afterwards it stays just under the learned rate and creeps up, in case the limit was raised.
+ *   the first 429, and its sustained rate from each later one: a bucket that refused a request was empty then, so
+ *   the highest refill rate under which the requests sent since would still have met an empty bucket is what the
+ *   service allows (at most). Until then the pace grows quickly (×4 per second) from a careful start; afterwards it
+ *   stays just under the learned rate and creeps up (+1% per second), in case the limit was raised.
  */
 export class Gate {
 	static readonly START = 8;
@@ -30,7 +31,11 @@ export class Gate {
 	/** Successes since the gate opened, or since the last pause ended */
 	private sinceResume = { at: Date.now(), successes: 0 };
 	private burst?: number;
+	/** When each request since the last pause was let through (while pacing), to learn the rate from */
+	private sends: number[] = [];
 	private learned = false;
+	/** When the last 429 that paused the run came (the bucket was empty then) */
+	private refusedAt = 0;
 	private lastRateUpdate = Date.now();
 
 	constructor(
@@ -71,6 +76,7 @@ export class Gate {
 				}
 				this.growRate(now);
 				this.nextSlot = Math.max(now, this.nextSlot) + 1000 / this.rate;
+				if (this.sends.length < 10000) this.sends.push(now);
 			}
 			this.inFlight++;
 			return { ok: true };
@@ -94,11 +100,17 @@ export class Gate {
 				this.limit = this.threshold;
 			}
 		}
-		if (rateLimited) this.learn(now);
+		if (rateLimited) {
+			this.learn(now);
+			if (now >= this.pausedUntil) this.refusedAt = now;
+		}
 		if (pauseMs !== undefined && pauseMs > 0 && now + pauseMs > this.pausedUntil) {
 			this.pausedUntil = now + pauseMs;
 			this.sinceResume = { at: this.pausedUntil, successes: 0 };
+			this.sends = [];
 			this.nextSlot = this.pausedUntil;
+			// the pace does not grow while paused
+			this.lastRateUpdate = Math.max(this.lastRateUpdate, this.pausedUntil);
 		}
 		this.wake();
 	}
@@ -111,20 +123,21 @@ export class Gate {
 			// first 429: what got through so far is (about) the service's burst
 			this.burst = successes;
 			this.rate = Math.max(1, successes / Math.max(1, seconds));
-		} else if (!this.learned && seconds > 0.5 && successes > (this.burst ?? 0)) {
-			this.rate = Math.max(1, (0.98 * (successes - (this.burst ?? 0))) / seconds);
+		} else if (this.sends.length > 1) {
+			const rate = highestRateThatRefuses(this.sends, this.refusedAt, this.burst ?? 1);
+			this.rate = Math.max(1, 0.92 * rate);
 			this.learned = true;
 		} else {
 			this.rate = Math.max(1, this.rate * 0.8);
 		}
-		this.lastRateUpdate = Math.max(now, this.pausedUntil);
+		this.lastRateUpdate = now;
 	}
 
-	/** While pacing: ×2 per second until a rate is learned, then +2% per second. */
+	/** While pacing: ×4 per second until a rate is learned, then +5% per second. */
 	private growRate(now: number): void {
 		const seconds = (now - this.lastRateUpdate) / 1000;
 		if (seconds <= 0 || this.rate === undefined) return;
-		this.rate *= (this.learned ? 1.02 : 2) ** seconds;
+		this.rate *= (this.learned ? 1.01 : 4) ** seconds;
 		this.lastRateUpdate = now;
 	}
 
@@ -136,4 +149,33 @@ export class Gate {
 	private wakeAll(): void {
 		while (this.queue.length) this.queue.shift()!();
 	}
+}
+
+/**
+ * The highest rate (per second) at which a token bucket of `burst` tokens, empty at `start`, would still have refused
+ * one of the requests sent at `sends`: the service's sustained rate is at most this. Binary search on a
+ * simulation of the bucket (more refill means fewer refusals, so "refuses" is monotone in the rate).
+ */
+export function highestRateThatRefuses(sends: number[], start: number, burst: number): number {
+	const capacity = Math.max(1, burst);
+	const refuses = (rate: number) => {
+		let tokens = 0;
+		let previous = start;
+		for (const at of sends) {
+			tokens = Math.min(capacity, tokens + (rate * Math.max(0, at - previous)) / 1000);
+			previous = Math.max(previous, at);
+			if (tokens < 1) return true;
+			tokens -= 1;
+		}
+		return false;
+	};
+	let low = 0;
+	let high = 1;
+	while (refuses(high) && high < 1e6) high *= 2;
+	for (let step = 0; step < 40; step++) {
+		const middle = (low + high) / 2;
+		if (refuses(middle)) low = middle;
+		else high = middle;
+	}
+	return low;
 }
