@@ -23,7 +23,12 @@ export class MuseumObjectSearch implements INodeType {
 			'={{ ($parameter["q"] ? "Search: " + $parameter["q"] : (Object.keys($parameter["filters"] || {}).length ? "Filtered objects" : ($parameter["returnAll"] ? "All objects" : "Objects"))) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
 		description: "Search a museum's artworks by text, artist, classification, period or color",
 		defaults: { name: 'Museum Object Search' },
-		usableAsTool: true,
+		usableAsTool: {
+			replacements: {
+				description:
+					"Search a museum's artworks by free text and return the matching objects: id, title, artist, date, classification, period, culture, medium, image URL and object URL",
+			},
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true }],

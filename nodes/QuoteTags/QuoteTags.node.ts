@@ -24,7 +24,12 @@ export class QuoteTags implements INodeType {
 		description:
 			'List the tags (categories) that classify quotations, with their quote counts, optionally filtered by a search text',
 		defaults: { name: 'Quote Tags' },
-		usableAsTool: true,
+		usableAsTool: {
+			replacements: {
+				description:
+					'List the tags (categories) of quotations with their quote counts, optionally only the tags whose name contains a search text',
+			},
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true }],

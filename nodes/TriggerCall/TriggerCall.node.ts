@@ -27,7 +27,12 @@ export class TriggerCall implements INodeType {
 		subtitle: '={{ $parameter["event"] ? "Fire: " + $parameter["event"] : "POST /trigger/" }}',
 		description: 'Fire an "if this then that" automation with an event name and a JSON payload',
 		defaults: { name: 'Fire Automation' },
-		usableAsTool: true,
+		usableAsTool: {
+			replacements: {
+				description:
+					'Fire an automation (an "if this then that" applet) with an event name and a JSON payload. Every call fires it once.',
+			},
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true }],

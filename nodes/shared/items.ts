@@ -46,6 +46,8 @@ export async function runItems<P>(
 		plans.push(plan);
 	}
 
+	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
+	const forModel = /Tool$/.test(ctx.getNode().type);
 	const results: INodeExecutionData[][] = new Array(count);
 	await pool(count, options.concurrency, async (i) => {
 		const plan = plans[i];
@@ -59,11 +61,13 @@ export async function runItems<P>(
 				failure = error;
 			}
 		}
+		const error = asNodeError(ctx, failure, i);
+		if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
 		if (!options.continueOnFail) {
 			options.onStop?.();
-			throw asNodeError(ctx, failure, i);
+			throw error;
 		}
-		results[i] = [errorItem(failure, i)];
+		results[i] = [errorItem(error, i)];
 	});
 
 	const out: INodeExecutionData[] = [];
