@@ -106,7 +106,6 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		name: 'selectedFields',
 		type: 'string',
 		default: '',
-		required: true,
 		placeholder: 'e.g. objectid, title, people, images.0.width',
 		...show('output', ['selected']),
 		description:

@@ -138,7 +138,8 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>): Promise<
 		answer.pages !== undefined &&
 		answer.pages > page
 	) {
-		const ahead = pagesAhead(page, answer.pages, size, options.limit);
+		const total = answer.pages;
+		const ahead = pagesAhead(page, total, size, options.limit);
 		if (1 + ahead.length > maxPages) throw options.tooManyPages(maxPages, collector.items.length);
 		const arrived: Array<PageAnswer<R> | undefined> = new Array(ahead.length);
 		let taken = 0;
@@ -154,8 +155,10 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>): Promise<
 				if (collector.full || answer.records.length === 0) stopped = true;
 			}
 		});
-		if (stopped || isLast(answer, size)) return done();
 		page = ahead.length ? ahead[ahead.length - 1] : page;
+		// the last page the service announced, and no link beyond it: nothing more to ask for
+		const announcedEnd = page >= total && typeof answer.next !== 'string';
+		if (stopped || isLast(answer, size) || announcedEnd) return done();
 	} else if (collector.full || isLast(answer, size)) {
 		return done();
 	}

@@ -421,8 +421,11 @@ export const SCENARIOS: Scenario[] = [
 				withImage.length,
 				'Trigger Call should fire once per artwork with an image, and only for those',
 			);
-			for (const [index, record] of withImage.entries()) {
-				const req = fired[index];
+			// calls go out concurrently: match each artwork's call by its object id, not by arrival order
+			const byObject = new Map(fired.map((r) => [(r.json as { objectId?: unknown })?.objectId, r]));
+			for (const record of withImage) {
+				const req = byObject.get(record.objectid);
+				assert.ok(req, `no trigger call for object ${record.objectid}`);
 				assert.equal(req.path, '/trigger/artwork.ready');
 				assert.equal(
 					req.headers['idempotency-key'],
@@ -504,15 +507,19 @@ export const SCENARIOS: Scenario[] = [
 				expected.records.length,
 				'Trigger Call should fire once per object',
 			);
-			for (const [index, record] of expected.records.entries()) {
+			// calls go out concurrently: match each object's call by its id, not by arrival order
+			const byObject = new Map(fired.map((r) => [(r.json as { objectId?: unknown })?.objectId, r]));
+			for (const record of expected.records) {
+				const req = byObject.get(record.objectid);
+				assert.ok(req, `no trigger call for object ${record.objectid}`);
 				assert.equal(
-					fired[index].path,
+					req.path,
 					`/trigger/museum.${tag.slug}`,
 					"the event from $('Quote Tags').item.json.slug",
 				);
-				same(fired[index].json, { tag: tag.name, objectId: record.objectid, title: record.title });
+				same(req.json, { tag: tag.name, objectId: record.objectid, title: record.title });
 				assert.match(
-					String(fired[index].headers['idempotency-key']),
+					String(req.headers['idempotency-key']),
 					new RegExp(`^chain-.+-${record.objectid}$`),
 				);
 			}

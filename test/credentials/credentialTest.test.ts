@@ -46,7 +46,9 @@ test('a good key passes: one GET {Museum URL}/object?limit=1 with the Bearer hea
 test('a bad key fails with a message naming the address and the fix', async () => {
 	const result = await testCredential({ ...good(), apiKey: 'wrong-key' });
 	expect(result.status).toBe('Error');
-	expect(result.message).toMatch(/Museum URL rejected the API key \(HTTP 401\)\. Check the API Key\./);
+	expect(result.message).toBe(
+		'The service at the Museum URL (or, when that is empty, the Quotes URL, then the Trigger URL) rejected the API key (HTTP 401). Check the API Key.',
+	);
 	expect(result.message).not.toContain('wrong-key');
 });
 
@@ -55,7 +57,8 @@ test('a 200 answer with status "fail" fails the test', async () => {
 	const result = await testCredential(good());
 	expect(result).toEqual({
 		status: 'Error',
-		message: 'The museum service at the Museum URL answered with status "fail": the API key was not accepted.',
+		message:
+			'The service at the Museum URL (or, when that is empty, the Quotes URL, then the Trigger URL) answered with status "fail": the API key was not accepted.',
 	});
 });
 
@@ -69,7 +72,10 @@ test('a 200 answer with status "error" fails the test', async () => {
 test('a Museum URL that points at the wrong path says so', async () => {
 	const result = await testCredential({ ...good(), museumUrl: `${museum.url}/api/v9` });
 	expect(result.status).toBe('Error');
-	expect(result.message).toMatch(/Nothing answers at \{Museum URL\}\/object \(HTTP 404\)/);
+	expect(result.message).toMatch(
+		/^Nothing answers at the Museum URL .*\(HTTP 404\)\. Use the service's base address, without \/object or \/tags\.$/,
+	);
+	expect(museum.requests[0].path).toBe('/api/v9/object');
 });
 
 test('an address where nothing listens fails with the network code', async () => {

@@ -16,12 +16,13 @@ import {
 import { dump, FAST, jsonOf, KEY, NODE, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
+const bigRecords = generateMuseumRecords(500);
 let museum: MuseumServer;
 let big: MuseumServer;
 
 beforeAll(async () => {
 	museum = await startMuseumServer({ records: fixtures });
-	big = await startMuseumServer({ records: generateMuseumRecords(500) });
+	big = await startMuseumServer({ records: bigRecords });
 });
 afterAll(async () => {
 	await museum.close();
@@ -59,8 +60,12 @@ describe('failures of the service', () => {
 		expect(result.workflowError).toBeUndefined();
 		expect(museum.requests).toHaveLength(3);
 		expect(jsonOf(result)).toHaveLength(3);
-		const retries = logs.filter((l) => /museum service answered HTTP 429; retry/.test(l.message));
+		const retries = logs
+			.filter((l) => /^Triptych: museum: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message))
+			.map((l) => l.message);
 		expect(retries).toHaveLength(2);
+		expect(retries[0]).toMatch(/retry 1 of 2/);
+		expect(retries[1]).toMatch(/retry 2 of 2/);
 	});
 
 	test('a Retry-After longer than Max Retry Wait stops at once and says why', async () => {
@@ -98,17 +103,61 @@ describe('failures of the service', () => {
 		const result = await run({ limit: 1, options: FAST });
 		const error = result.error(NODE)!;
 		expect(error.message).toBe(
-			'The museum service answered HTTP 404 with an HTML page instead of JSON [item 0]',
+			'The museum service answered HTTP 404 with an HTML page: "404 Not Found" [item 0]',
 		);
 		expect(error.description).toMatch(/Museum URL/);
+		expect(error.httpCode).toBe('404');
+		expect(museum.requests).toHaveLength(1);
 	});
 
-	test('truncated JSON is reported as cut off', async () => {
-		museum.fail({ kind: 'truncated' });
-		const result = await run({ limit: 1 });
-		expect(result.error(NODE)!.message).toMatch(
-			/museum service answered HTTP 200 with JSON that is cut off or malformed/,
+	test('an HTML 500 page: its title, said once, not retried as if it were data', async () => {
+		museum.fail({ kind: 'html', status: 500 });
+		const result = await run({ limit: 1, options: FAST });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			'The museum service answered HTTP 500 with an HTML page: "500 Internal Server Error" [item 0]',
 		);
+		expect(error.httpCode).toBe('500');
+	});
+
+	test('malformed JSON on an error status, and a body that is not JSON, are told apart', async () => {
+		museum.fail({
+			kind: 'status',
+			status: 500,
+			body: '{"status": "error", oops',
+			contentType: 'application/json',
+		});
+		const malformed = await run({ limit: 1, options: FAST });
+		expect(malformed.error(NODE)!.message).toBe(
+			'The museum service answered HTTP 500 with malformed JSON: "{"status": "error", oops" [item 0]',
+		);
+		museum.reset();
+		museum.fail({ kind: 'status', status: 500, body: 'Internal error, sorry' });
+		const plain = await run({ limit: 1, options: FAST });
+		expect(plain.error(NODE)!.message).toBe(
+			'The museum service answered HTTP 500 with a body that is not JSON (text/plain; charset=utf-8): "Internal error, sorry" [item 0]',
+		);
+	});
+
+	test('truncated JSON on a 200 is a broken transfer: retried, and the search succeeds', async () => {
+		museum.fail({ kind: 'truncated' });
+		const result = await run({ limit: 2, options: FAST });
+		expect(result.workflowError).toBeUndefined();
+		expect(museum.requests).toHaveLength(2);
+		expect(jsonOf(result)).toHaveLength(2);
+		const retries = logs.filter((l) => /^Triptych: museum: retry 1 of 2 .* after ETRUNCATED \(/.test(l.message));
+		expect(retries).toHaveLength(1);
+	});
+
+	test('truncated JSON with retries off is reported as cut off', async () => {
+		museum.fail({ kind: 'truncated' });
+		const result = await run({ limit: 1, options: { maxAttempts: 1 } });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			"The museum service's answer was cut off: the transfer broke before the end [item 0]",
+		);
+		expect(error.description).toContain('ETRUNCATED');
+		expect(museum.requests).toHaveLength(1);
 	});
 
 	test('a "fail" envelope with HTTP 200 is an error with the service’s message', async () => {
@@ -134,8 +183,11 @@ describe('failures of the service', () => {
 		museum.fail({ kind: 'slow', ms: 1500 });
 		const result = await run({ limit: 1, options: { timeout: 200, maxAttempts: 1 } });
 		const error = result.error(NODE)!;
-		expect(error.message).toMatch(/The museum service did not answer in time/);
+		expect(error.message).toBe(
+			'The museum service did not answer in full within the Timeout (200 ms) [item 0]',
+		);
 		expect(error.description).toMatch(/Raise "Timeout"/);
+		expect(museum.requests).toHaveLength(1);
 	});
 
 	test('a slow answer and a reset connection are retried (searching is safe to repeat)', async () => {
@@ -146,18 +198,38 @@ describe('failures of the service', () => {
 		expect(jsonOf(result)).toHaveLength(2);
 	});
 
-	test('a page failing in the middle of Return All fails the item: no partial result', async () => {
+	test('a page failing in the middle of Return All fails the item: no partial result (Concurrency 1)', async () => {
 		big.fail(
 			{ kind: 'slow', ms: 0 },
 			{ kind: 'slow', ms: 0 },
 			...Array.from({ length: 2 }, () => ({ kind: 'status' as const, status: 502 })),
 		);
 		const result = await runSearch(
+			{ returnAll: true, options: { ...FAST, maxAttempts: 2, concurrency: 1 } },
+			{ museumUrl: big.url },
+		);
+		expect(result.error(NODE)!.message).toMatch(/answered status "error": Bad Gateway \[item 0\]/);
+		// one page at a time: the pages after the failed one are never asked for
+		expect(big.requests.map((r) => r.query.page)).toEqual(['1', '2', '3', '3']);
+		expect(result.run.data.resultData.runData[NODE][0].data).toBeUndefined();
+	});
+
+	test('pages failing while fetched concurrently fail the item: no partial result', async () => {
+		// page 1 is fine; every later request (pages 2-5 and their retries) gets a 502
+		big.fail(
+			{ kind: 'slow', ms: 0 },
+			...Array.from({ length: 8 }, () => ({ kind: 'status' as const, status: 502 })),
+		);
+		const result = await runSearch(
 			{ returnAll: true, options: { ...FAST, maxAttempts: 2 } },
 			{ museumUrl: big.url },
 		);
 		expect(result.error(NODE)!.message).toMatch(/answered status "error": Bad Gateway \[item 0\]/);
-		expect(big.requests.map((r) => r.query.page)).toEqual(['1', '2', '3', '3']);
+		expect(result.error(NODE)!.description).toMatch(/gave up after 2 attempts/);
+		// the page count is known from page 1: pages 2-5 were asked for by number, each twice
+		expect(big.requests.map((r) => Number(r.query.page)).sort((a, b) => a - b)).toEqual([
+			1, 2, 2, 3, 3, 4, 4, 5, 5,
+		]);
 		expect(result.run.data.resultData.runData[NODE][0].data).toBeUndefined();
 	});
 
@@ -167,7 +239,14 @@ describe('failures of the service', () => {
 		expect(result.workflowError).toBeUndefined();
 		expect(jsonOf(result)).toHaveLength(500);
 		expect(new Set(jsonOf(result).map((r) => r.id)).size).toBe(500);
-		expect(big.requests.map((r) => r.query.page)).toEqual(['1', '2', '2', '3', '4', '5']);
+		// the records keep the service's order, whatever order the pages arrived in
+		expect(jsonOf(result).map((r) => r.id)).toEqual(bigRecords.map((r) => r.objectid));
+		// page 1 once, then pages 2-5 concurrently: one of them (the first to arrive) was retried
+		const pages = big.requests.map((r) => Number(r.query.page));
+		expect(pages).toHaveLength(6);
+		expect(pages[0]).toBe(1);
+		expect(new Set(pages)).toEqual(new Set([1, 2, 3, 4, 5]));
+		expect(pages.filter((p) => p === 1)).toHaveLength(1);
 	});
 });
 
@@ -177,8 +256,9 @@ describe('Continue On Fail', () => {
 			{ kind: 'slow', ms: 0 },
 			{ kind: 'envelope', envStatus: 'fail', message: 'Query too complex' },
 		);
+		// one search at a time, so the faults meet the items in order
 		const result = await run(
-			{ q: '={{ $json.q }}', limit: 2 },
+			{ q: '={{ $json.q }}', limit: 2, options: { concurrency: 1 } },
 			{ items: [{ q: 'turner' }, { q: 'monet' }, { q: 'rodin' }], extra: { continueOnFail: true } },
 		);
 		expect(result.workflowError).toBeUndefined();
@@ -202,12 +282,13 @@ describe('Continue On Fail', () => {
 	test('without it the first failing item stops the run with its index', async () => {
 		museum.fail({ kind: 'slow', ms: 0 }, { kind: 'status', status: 401 });
 		const result = await run(
-			{ q: '={{ $json.q }}', limit: 2 },
-			{ items: [{ q: 'turner' }, { q: 'monet' }] },
+			{ q: '={{ $json.q }}', limit: 2, options: { concurrency: 1 } },
+			{ items: [{ q: 'turner' }, { q: 'monet' }, { q: 'rodin' }] },
 		);
 		expect(result.error(NODE)!.message).toMatch(/\[item 1\]$/);
 		expect((result.error(NODE)!.context as IDataObject).itemIndex).toBe(1);
-		expect(museum.requests).toHaveLength(2);
+		// the third item is never searched
+		expect(museum.requests.map((r) => r.query.q)).toEqual(['turner', 'monet']);
 	});
 });
 
@@ -225,7 +306,7 @@ describe('the API key never shows', () => {
 			{ kind: 'echoHeaders', status: 503 },
 		);
 		const retried = await run({ limit: 1, options: FAST });
-		const ok = await run({ limit: 3, options: { output: 'raw' } });
+		const ok = await run({ limit: 3, output: 'raw' });
 		expect(jsonOf(ok)).toHaveLength(3);
 		for (const result of [failing, asItems, retried, ok]) expect(dump(result)).not.toContain(KEY);
 		expect(JSON.stringify(logs)).not.toContain(KEY);

@@ -91,7 +91,7 @@ describe('binary data', () => {
 	});
 
 	test('the API key never reaches the image host (it does reach the museum service)', async () => {
-		const result = await run({ limit: 5, options: { output: 'raw' } });
+		const result = await run({ limit: 5, output: 'raw' });
 		expect(result.workflowError).toBeUndefined();
 		expect(images.requests.length).toBeGreaterThan(0);
 		expect(images.authorizationSeen).toBe(false);
@@ -183,14 +183,34 @@ describe('Max Images', () => {
 		expect(images.requests).toHaveLength(2);
 	});
 
-	test('the cap holds for the whole run, across input items', async () => {
+	test('the cap holds for the whole run, across input items (Concurrency 1: first come, first served)', async () => {
 		const result = await run(
-			{ q: '={{ $json.q }}', limit: 2, maxImages: 3, filters: { hasImage: true } },
+			{
+				q: '={{ $json.q }}',
+				limit: 2,
+				maxImages: 3,
+				filters: { hasImage: true },
+				options: { concurrency: 1 },
+			},
 			{ items: [{ q: 'turner' }, { q: 'monet' }] },
 		);
 		const out = result.output(NODE);
 		expect(pairedTo(out, 0).map((i) => i.binary !== undefined)).toEqual([true, true]);
 		expect(pairedTo(out, 1).map((i) => i.binary !== undefined)).toEqual([true, false]);
+		expect(images.requests).toHaveLength(3);
+	});
+
+	test('the cap holds for the whole run when the items run concurrently', async () => {
+		const result = await run(
+			{ q: '={{ $json.q }}', limit: 2, maxImages: 3, filters: { hasImage: true } },
+			{ items: [{ q: 'turner' }, { q: 'monet' }, { q: 'rodin' }] },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const out = result.output(NODE);
+		// 2 + 2 + 1 objects with an image: 3 downloaded, whichever items' searches came back first
+		expect(out).toHaveLength(5);
+		expect(out.filter((i) => i.binary !== undefined)).toHaveLength(3);
+		expect(out.filter((i) => i.binary === undefined && i.json.binaryOmitted)).toHaveLength(2);
 		expect(images.requests).toHaveLength(3);
 	});
 
@@ -268,6 +288,17 @@ describe('failed downloads', () => {
 			`Could not download the image of object 1 from ${url}: no answer from the image host [item 0]`,
 		);
 		expect(error.description).toMatch(/ECONNREFUSED/);
+	});
+
+	test('an image larger than Max Image Size (MB) is refused, not retried', async () => {
+		museum.fail(pageLinking([`${images.url}/images/huge-1.png`]));
+		const result = await run({ limit: 5, maxImageSize: 1, options: FAST });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			`Could not download the image of object 1 from ${images.url}/images/huge-1.png: the image is larger than the Max Image Size (1 MB) [item 0]`,
+		);
+		expect(error.description).toMatch(/Raise "Max Image Size \(MB\)"/);
+		expect(images.requests).toHaveLength(1);
 	});
 
 	test('an address that is not http(s) is refused without a request', async () => {

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
+import { loadPackage, logs } from '../harness/engine';
 import {
 	COLOR_DISTANCE,
 	type MuseumRecord,
@@ -32,6 +32,39 @@ const run = (params: IDataObject, opts: { items?: IDataObject[]; extra?: IDataOb
 	runSearch(params, { museumUrl: museum.url, ...opts });
 const byId = (id: unknown) => fixtures.find((r) => r.objectid === id) as MuseumRecord;
 
+describe('node description', () => {
+	test('Output and Selected Fields are top-level fields; Max Image Size shows with Download Images', async () => {
+		const { pkg } = await loadPackage();
+		const properties = (
+			pkg.nodeTypes.museumObjectSearch.type as unknown as {
+				description: { properties: IDataObject[]; codex?: { alias?: string[] } };
+			}
+		).description.properties;
+		const top = (name: string) => properties.find((p) => p.name === name);
+		expect(top('output')).toMatchObject({ displayName: 'Output', default: 'simplified' });
+		expect(((top('output')!.options as IDataObject[]) ?? []).map((o) => o.value).sort()).toEqual([
+			'raw',
+			'selected',
+			'simplified',
+		]);
+		expect(top('selectedFields')).toMatchObject({
+			displayOptions: { show: { output: ['selected'] } },
+		});
+		expect(top('maxImageSize')).toMatchObject({
+			displayName: 'Max Image Size (MB)',
+			default: 25,
+			typeOptions: { minValue: 1, maxValue: 1024 },
+			displayOptions: { show: { downloadImages: [true] } },
+		});
+		const options = top('options')!.options as IDataObject[];
+		const names = options.map((o) => o.name);
+		expect(names).not.toContain('output');
+		expect(names).not.toContain('selectedFields');
+		expect(names).toEqual(expect.arrayContaining(['concurrency', 'maxResponseSize', 'timeout']));
+		expect(options.find((o) => o.name === 'concurrency')).toMatchObject({ default: 64 });
+	});
+});
+
 describe('fields become query parameters', () => {
 	test('Search, Limit, every filter and every option, under the best-known service’s names', async () => {
 		const result = await run({
@@ -44,7 +77,8 @@ describe('fields become query parameters', () => {
 				color: '#194B7D',
 				hasImage: true,
 			},
-			options: { sort: 'datebegin', sortOrder: 'desc', fields: 'title, people', output: 'raw' },
+			output: 'raw',
+			options: { sort: 'datebegin', sortOrder: 'desc', fields: 'title, people' },
 		});
 		expect(result.workflowError).toBeUndefined();
 		expect(museum.requests).toHaveLength(1);
@@ -278,12 +312,12 @@ describe('output', () => {
 		const sizes = out.map((i) => JSON.stringify(i).length);
 		expect(Math.max(...sizes)).toBeLessThan(1024);
 		expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(25 * 1024);
-		const raw = jsonOf(await run({ limit: 50, options: { output: 'raw' } }));
+		const raw = jsonOf(await run({ limit: 50, output: 'raw' }));
 		expect(JSON.stringify(raw).length).toBeGreaterThan(2 * JSON.stringify(out).length);
 	});
 
 	test('Raw: the records as the service sent them', async () => {
-		const out = jsonOf(await run({ limit: 3, options: { output: 'raw' } }));
+		const out = jsonOf(await run({ limit: 3, output: 'raw' }));
 		expect(out).toHaveLength(3);
 		const { images, primaryimageurl, ...rest } = byId(fixtures[0].objectid);
 		expect(out[0]).toMatchObject(rest);
@@ -300,10 +334,8 @@ describe('output', () => {
 		const out = jsonOf(
 			await run({
 				q: 'wave',
-				options: {
-					output: 'selected',
-					selectedFields: 'objectid, title, people.0.name, images.0.width, nope',
-				},
+				output: 'selected',
+				selectedFields: 'objectid, title, people.0.name, images.0.width, nope',
 			}),
 		);
 		const r = byId(228563);
@@ -337,10 +369,14 @@ describe('several input items', () => {
 			},
 		);
 		expect(result.workflowError).toBeUndefined();
-		expect(museum.requests.map((r) => r.query)).toEqual([
-			{ person: 'Hokusai', limit: '5', page: '1' },
+		// the items' searches run concurrently: one request each, in any order
+		const byLimit = (q: IDataObject) => Number(q.limit);
+		expect(
+			museum.requests.map((r) => r.query as IDataObject).sort((a, b) => byLimit(a) - byLimit(b)),
+		).toEqual([
 			{ q: 'portrait', person: 'Rembrandt', limit: '1', page: '1' },
 			{ person: 'Nobody At All', limit: '3', page: '1' },
+			{ person: 'Hokusai', limit: '5', page: '1' },
 			{ person: 'Turner', color: '#afaf4b', limit: '10', page: '1' },
 		]);
 		const out = result.output(NODE);
@@ -376,13 +412,17 @@ describe('bad values are refused before any request, naming the field and the it
 		[{ filters: { classification: '={{ 5 > 3 ? { x: 1 } : "" }}' } }, /"Classification" must be text, not \{"x":1\}/],
 		[{ filters: { period: '={{ { p: 1 } }}' } }, /"Period" must be text, not \{"p":1\}/],
 		[{ options: { sort: '={{ { by: "title" } }}' } }, /"Sort" must be text, not \{"by":"title"\}/],
-		[{ options: { output: '={{ "pretty" }}' } }, /"Output" must be simplified, raw or selected, not "pretty" \[item 0\]/],
 		[
-			{ options: { output: 'selected' } },
+			// (n8n shows, and so requires, Selected Fields whenever Output is an expression)
+			{ output: '={{ "pretty" }}', selectedFields: 'title' },
+			/^"Output" must be one of raw, selected, simplified, not "pretty" \[item 0\]$/,
+		],
+		[
+			{ output: 'selected', selectedFields: '={{ $json.none ?? "" }}' },
 			/"Selected Fields" is empty while Output is Selected Fields \[item 0\]/,
 		],
-		[{ options: { output: 'selected', selectedFields: ' , ' } }, /"Selected Fields" is empty/],
-		[{ options: { sortOrder: '={{ "up" }}' } }, /"Sort Order" must be asc or desc, not "up"/],
+		[{ output: 'selected', selectedFields: ' , ' }, /"Selected Fields" is empty/],
+		[{ options: { sortOrder: '={{ "up" }}' } }, /^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/],
 		[
 			{ downloadImages: true, maxImages: -1 },
 			/"Max Images" must be a whole number of 0 or more, not -1/,
@@ -391,7 +431,31 @@ describe('bad values are refused before any request, naming the field and the it
 			{ downloadImages: true, binaryPropertyName: '={{ " " }}' },
 			/"Put Output File in Field" is empty/,
 		],
-		[{ options: { timeout: 0 } }, /"Timeout \(Ms\)" must be a whole number of 1 or more/],
+		[
+			{ downloadImages: true, maxImageSize: 0 },
+			/^"Max Image Size \(MB\)" must be a whole number from 1 to 1024, not 0 \[item 0\]$/,
+		],
+		[
+			{ downloadImages: true, maxImageSize: 1025 },
+			/^"Max Image Size \(MB\)" must be a whole number from 1 to 1024, not 1025 \[item 0\]$/,
+		],
+		[{ options: { timeout: 0 } }, /^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/],
+		[
+			{ options: { retryDelay: -5 } },
+			/^"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5 \[item 0\]$/,
+		],
+		[
+			{ options: { maxResponseSize: 0 } },
+			/^"Max Response Size \(MB\)" must be a whole number from 1 to 1024, not 0 \[item 0\]$/,
+		],
+		[
+			{ options: { concurrency: 257 } },
+			/^"Concurrency" must be a whole number from 1 to 256, not 257 \[item 0\]$/,
+		],
+		[
+			{ options: { concurrency: 0 } },
+			/^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/,
+		],
 	])('%j', async (params, message) => {
 		const result = await run(params as IDataObject);
 		const error = result.error(NODE)!;
@@ -400,6 +464,23 @@ describe('bad values are refused before any request, naming the field and the it
 		expect(error.name).toBe('NodeOperationError');
 		expect((error.context as IDataObject).itemIndex).toBe(0);
 		expect(museum.requests).toHaveLength(0);
+	});
+
+	test('Output Selected Fields without Selected Fields is refused by the node before any request', async () => {
+		const result = await run({ output: 'selected' });
+		expect(result.error(NODE)!.message).toMatch(
+			/^"Selected Fields" is empty while Output is Selected Fields \[item 0\]$/,
+		);
+		expect(museum.requests).toHaveLength(0);
+	});
+
+	// Selected Fields is not `required`: n8n shows (and would require) a field whenever the field it depends on is an
+	// expression, so an Output set by an expression that yields raw could not run. The node checks it at run time.
+	test('Output from an expression (raw) runs without Selected Fields', async () => {
+		const result = await run({ limit: 2, output: '={{ "raw" }}' });
+		expect(result.workflowError).toBeUndefined();
+		expect(jsonOf(result)).toHaveLength(2);
+		expect(jsonOf(result)[0]).toHaveProperty('colors');
 	});
 
 	test('a bad value in a later item stops the run before the first item’s request', async () => {
@@ -429,6 +510,6 @@ describe('bad values are refused before any request, naming the field and the it
 		expect(out[1].json.error).toMatch(
 			/"Limit" must be a whole number of 1 or more, not 0 \[item 1\]/,
 		);
-		expect(museum.requests.map((r) => r.query.limit)).toEqual(['1', '2']);
+		expect(museum.requests.map((r) => r.query.limit).sort()).toEqual(['1', '2']);
 	});
 });

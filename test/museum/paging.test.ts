@@ -39,6 +39,12 @@ const ids = (items: IDataObject[]) => items.map((i) => i.id);
 const objectIds = (records: MuseumRecord[]) => records.map((r) => r.objectid);
 const pagesAsked = (server: MuseumServer) =>
 	server.requests.map((r) => `${r.query.page}/${r.query.limit}`);
+/** Pages asked for, in page order: once the first page says how many there are, the rest come concurrently. */
+const pagesSorted = (server: MuseumServer) =>
+	server.requests
+		.map((r) => ({ page: Number(r.query.page), text: `${r.query.page}/${r.query.limit}` }))
+		.sort((a, b) => a.page - b.page)
+		.map((r) => r.text);
 const success = (data: unknown) => ({
 	kind: 'status' as const,
 	status: 200,
@@ -110,7 +116,8 @@ describe('Limit and Return All across pages', () => {
 	test('a Limit above 100 reads pages of 100 and cuts the last one', async () => {
 		const result = await runSearch({ limit: 250 }, { museumUrl: gen.url });
 		expect(ids(jsonOf(result))).toEqual(objectIds(generated.slice(0, 250)));
-		expect(pagesAsked(gen)).toEqual(['1/100', '2/100', '3/100']);
+		expect(pagesAsked(gen)[0]).toBe('1/100');
+		expect(pagesSorted(gen)).toEqual(['1/100', '2/100', '3/100']);
 	});
 
 	test('a Limit below 100 is the page size; with Page it starts further on', async () => {
@@ -119,7 +126,17 @@ describe('Limit and Return All across pages', () => {
 		expect(pagesAsked(gen)).toEqual(['4/30']);
 	});
 
-	test('Return All follows the service’s next links and stops where it has none', async () => {
+	test('Return All: once the first page gives the page count, the others are asked for by number, records in order', async () => {
+		gen.setMode({ concurrencyProbe: true, delayMs: 30 });
+		const result = await runSearch({ returnAll: true }, { museumUrl: gen.url });
+		expect(ids(jsonOf(result))).toEqual(objectIds(generated));
+		expect(pagesAsked(gen)[0]).toBe('1/100');
+		expect(pagesSorted(gen)).toEqual(Array.from({ length: 10 }, (_, n) => `${n + 1}/100`));
+		// the pages after the first were in flight together
+		expect(gen.maxInFlight).toBeGreaterThan(1);
+	});
+
+	test('Return All with a filter: every page carries it, and it stops at the last page', async () => {
 		const result = await runSearch(
 			{ returnAll: true, filters: { classification: 'Prints' } },
 			{ museumUrl: gen.url },
@@ -128,8 +145,19 @@ describe('Limit and Return All across pages', () => {
 		expect(expected.length).toBeGreaterThan(100);
 		expect(ids(jsonOf(result))).toEqual(objectIds(expected));
 		const pages = Math.ceil(expected.length / 100);
-		expect(pagesAsked(gen)).toEqual(Array.from({ length: pages }, (_, n) => `${n + 1}/100`));
+		expect(pagesSorted(gen)).toEqual(Array.from({ length: pages }, (_, n) => `${n + 1}/100`));
 		expect(gen.requests.every((r) => r.query.classification === 'Prints')).toBe(true);
+	});
+
+	test('Return All with Concurrency 1: one page after another, in order', async () => {
+		gen.setMode({ concurrencyProbe: true });
+		const result = await runSearch(
+			{ returnAll: true, options: { concurrency: 1 } },
+			{ museumUrl: gen.url },
+		);
+		expect(ids(jsonOf(result))).toEqual(objectIds(generated));
+		expect(pagesAsked(gen)).toEqual(Array.from({ length: 10 }, (_, n) => `${n + 1}/100`));
+		expect(gen.maxInFlight).toBe(1);
 	});
 
 	test('a next link is requested as it is (the service’s own parameters kept)', async () => {
@@ -177,9 +205,10 @@ describe('Limit and Return All across pages', () => {
 			);
 			const result = await runSearch({ returnAll: true }, { museumUrl: gen.url });
 			expect(result.error(NODE)!.message).toMatch(
-				/sent a next-page link to another host \(http:\/\/localhost:\d+\); it was not followed \[item 0\]/,
+				/^The museum service sent a next-page link to another origin \(http:\/\/localhost:\d+\); it was not followed \[item 0\]$/,
 			);
 			expect(other.requests).toHaveLength(0);
+			expect(gen.requests).toHaveLength(1);
 		} finally {
 			await other.close();
 		}
@@ -220,7 +249,7 @@ describe('the Max Pages guard', () => {
 			),
 		);
 		const result = await runSearch(
-			{ returnAll: true, options: { output: 'raw' } },
+			{ returnAll: true, output: 'raw' },
 			{ museumUrl: small.url },
 		);
 		expect(result.error(NODE)!.message).toMatch(
@@ -248,7 +277,12 @@ describe('the Max Pages guard', () => {
 			{ returnAll: true, options: { maxPages: 9 } },
 			{ museumUrl: gen.url },
 		);
-		expect(failing.error(NODE)!.message).toMatch(/needs more than 9 pages .* after 900 records/);
+		// the first page says there are 10: the guard is checked at once, after that page's 100 records
+		expect(failing.error(NODE)!.message).toBe(
+			'The search needs more than 9 pages (Max Pages): the museum service still had more results after 100 records [item 0]',
+		);
+		expect(gen.requests).toHaveLength(1);
+		expect(failing.run.data.resultData.runData[NODE][0].data).toBeUndefined();
 		gen.reset();
 		const passing = await runSearch(
 			{ returnAll: true, options: { maxPages: 10 } },
@@ -296,7 +330,7 @@ describe('overlapping pages', () => {
 	test('with Fields, objectid is still asked for so repeats are recognised', async () => {
 		gen.setMode({ duplicateAcrossPages: true });
 		const result = await runSearch(
-			{ limit: 150, options: { fields: 'title', output: 'raw' } },
+			{ limit: 150, output: 'raw', options: { fields: 'title' } },
 			{ museumUrl: gen.url },
 		);
 		expect(gen.requests[0].query.fields).toBe('title,objectid');
@@ -332,7 +366,8 @@ describe('Return All over more than 10,000 records', () => {
 			expect(out[out.length - 1].id).toBe(expected[expected.length - 1].objectid);
 			const pages = Math.ceil(expected.length / 100);
 			expect(server.requests).toHaveLength(pages);
-			expect(server.requests.map((r) => Number(r.query.page))).toEqual(
+			expect(server.requests[0].query.page).toBe('1');
+			expect(server.requests.map((r) => Number(r.query.page)).sort((a, b) => a - b)).toEqual(
 				Array.from({ length: pages }, (_, n) => n + 1),
 			);
 			expect(pairedTo(result.output(NODE), 0)).toHaveLength(expected.length);

@@ -47,16 +47,32 @@ describe('nodes as n8n loads them', () => {
 			const type = pkg.nodeTypes[name].type as unknown as { description: Record<string, unknown>; constructor: { name: string } };
 			const d = type.description as {
 				name: string;
-				usableAsTool?: boolean;
+				displayName: string;
+				defaults: { name?: string };
+				usableAsTool?: boolean | { replacements?: { description?: string } };
 				group: string[];
-				codex?: { categories?: string[]; resources?: { primaryDocumentation?: unknown[] } };
+				codex?: {
+					categories?: string[];
+					alias?: string[];
+					resources?: { primaryDocumentation?: unknown[] };
+				};
 				iconUrl?: { light: string; dark: string };
 				credentials?: Array<{ name: string }>;
 				properties: Array<{ name: string; displayName: string }>;
 			};
-			expect(d.usableAsTool).toBe(true);
+			// usable as an AI agent's tool (true, or with replacements such as a description for the model)
+			expect(d.usableAsTool).toBeTruthy();
+			if (typeof d.usableAsTool === 'object') {
+				expect(d.usableAsTool.replacements?.description).toEqual(expect.any(String));
+				expect(d.usableAsTool.replacements!.description!.length).toBeGreaterThan(20);
+			}
 			expect(d.group).not.toContain('trigger');
 			expect(d.name).not.toMatch(/trigger$/i);
+			// n8n's editor lists any node whose display name contains "trigger" as a trigger node
+			expect(d.displayName).not.toMatch(/trigger/i);
+			expect(d.defaults.name).not.toMatch(/trigger/i);
+			// the package's name finds every node in the editor's search
+			expect(d.codex?.alias).toContain('triptych');
 			expect(type.constructor.name).not.toMatch(/Trigger$/);
 			expect(d.codex?.categories?.length).toBeGreaterThan(0);
 			expect(d.codex?.resources?.primaryDocumentation?.length).toBeGreaterThan(0);
@@ -68,6 +84,18 @@ describe('nodes as n8n loads them', () => {
 			expect(fs.readFileSync(file(icons.light))).not.toEqual(fs.readFileSync(file(icons.dark)));
 			expect(d.properties.some((p) => p.name === 'options')).toBe(true);
 		}
+	});
+
+	test('Fire Automation (type triggerCall) is still found by its old name', async () => {
+		const { pkg } = await loadPackage();
+		const d = pkg.nodeTypes.triggerCall.type.description as unknown as {
+			displayName: string;
+			defaults: { name?: string };
+			codex?: { alias?: string[] };
+		};
+		expect(d.displayName).toBe('Fire Automation');
+		expect(d.defaults.name).toBe('Fire Automation');
+		expect(d.codex?.alias).toEqual(expect.arrayContaining(['trigger call', 'triptych']));
 	});
 });
 

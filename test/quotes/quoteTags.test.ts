@@ -68,11 +68,84 @@ describe('field mapping', () => {
 		}
 	});
 
-	test('the service sorts as asked: Quote Count, descending', async () => {
+	test('sorted as asked: Quote Count, descending', async () => {
 		const result = await runTags({ returnAll: true, options: { sortBy: 'quoteCount', order: 'desc' } });
 		const counts = result.output('Tags').map((i) => i.json.quoteCount as number);
 		expect(counts.length).toBeGreaterThan(5);
 		for (let i = 1; i < counts.length; i++) expect(counts[i - 1]).toBeGreaterThanOrEqual(counts[i]);
+	});
+
+	describe('a service that ignores sorting and limit: the node sorts and cuts itself', () => {
+		// 30 tags in no particular order; some counts tie, one count comes as text, one tag has none
+		const tags: IDataObject[] = Array.from({ length: 30 }, (_, n) => ({
+			_id: `t${n}`,
+			// lower- and upper-case names mixed, in no order
+			name: `${n % 2 ? 'Tag' : 'tag'} ${String.fromCharCode(97 + ((n * 7) % 26))}${String.fromCharCode(97 + (n % 26))}`,
+			quoteCount: (n * 37) % 23,
+			dateAdded: `20${10 + (n % 7)}-0${1 + (n % 9)}-1${n % 10}`,
+		}));
+		tags[5].quoteCount = '100';
+		delete tags[7].quoteCount;
+		const count = (t: IDataObject) => (t.quoteCount === undefined ? -Infinity : Number(t.quoteCount));
+
+		test('Sort By Quote Count, Descending, Limit 10: the 10 highest counts, in order (ties in the service’s order)', async () => {
+			server.fail({ kind: 'status', status: 200, body: tags });
+			const result = await runTags({ limit: 10, options: { sortBy: 'quoteCount', order: 'desc' } });
+			expect(result.workflowError).toBeUndefined();
+			expect(server.requests).toHaveLength(1);
+			expect(server.requests[0].query).toEqual({ limit: '10', sortBy: 'quoteCount', order: 'desc' });
+			const expected = tags
+				.map((tag, index) => ({ tag, index }))
+				.sort((a, b) => count(b.tag) - count(a.tag) || a.index - b.index)
+				.slice(0, 10)
+				.map((x) => x.tag);
+			const out = result.output('Tags').map((i) => i.json);
+			expect(out).toEqual(expected);
+			expect(out[0]).toMatchObject({ _id: 't5', quoteCount: '100' }); // "100" compares as a number
+			expect(out.map((t) => t._id)).not.toContain('t7'); // no count: last
+		});
+
+		test('Sort By Quote Count alone is descending; Ascending puts a tag without a count last', async () => {
+			server.fail({ kind: 'status', status: 200, body: tags }, { kind: 'status', status: 200, body: tags });
+			const desc = await runTags({ returnAll: true, options: { sortBy: 'quoteCount' } });
+			const asc = await runTags({ returnAll: true, options: { sortBy: 'quoteCount', order: 'asc' } });
+			const counts = (result: typeof desc) => result.output('Tags').map((i) => i.json.quoteCount);
+			expect(counts(desc)).toHaveLength(30);
+			const d = counts(desc).map(Number);
+			for (let i = 1; i < 29; i++) expect(d[i - 1]).toBeGreaterThanOrEqual(d[i]);
+			const a = counts(asc);
+			expect(a[29]).toBeUndefined();
+			for (let i = 1; i < 29; i++) expect(Number(a[i - 1])).toBeLessThanOrEqual(Number(a[i]));
+			// Sort Order alone is not sent when it was not given
+			expect(server.requests[0].query).toEqual({ sortBy: 'quoteCount' });
+		});
+
+		test('Sort By Name: ascending by default, case-insensitive', async () => {
+			server.fail({ kind: 'status', status: 200, body: tags });
+			const result = await runTags({ limit: 5, options: { sortBy: 'name' } });
+			const names = result.output('Tags').map((i) => String(i.json.name));
+			const expected = tags
+				.map((t) => String(t.name))
+				.sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0))
+				.slice(0, 5);
+			expect(names).toEqual(expected);
+			expect(names.some((n) => n.startsWith('tag '))).toBe(true);
+			expect(names.some((n) => n.startsWith('Tag '))).toBe(true);
+		});
+
+		test('Sort By Date Added: newest first by default, compared as dates', async () => {
+			server.fail({ kind: 'status', status: 200, body: tags });
+			const result = await runTags({ returnAll: true, options: { sortBy: 'dateAdded' } });
+			const times = result.output('Tags').map((i) => Date.parse(String(i.json.dateAdded)));
+			expect(times).toHaveLength(30);
+			for (let i = 1; i < times.length; i++) expect(times[i - 1]).toBeGreaterThanOrEqual(times[i]);
+		});
+
+		test('without Sort By or Sort Order the service’s order is kept', async () => {
+			server.fail({ kind: 'status', status: 200, body: tags });
+			const result = await runTags({ limit: 10 });
+			expect(result.output('Tags').map((i) => i.json)).toEqual(tags.slice(0, 10));
+		});
 	});
 
 	test('an empty search and Return All send neither q nor limit, and return every tag', async () => {
@@ -101,7 +174,8 @@ describe('field mapping', () => {
 			{ q: '={{ $json.term }}', limit: '={{ $json.max }}' },
 			{ items: [{ term: 'wis', max: 1 }, { term: 'self', max: 2 }, { term: 'zzz-none', max: 5 }] },
 		);
-		expect(server.requests.map((r) => r.query)).toEqual([
+		// the items run concurrently: one request each, in any order
+		expect(server.requests.map((r) => r.query).sort((a, b) => Number(a.limit) - Number(b.limit))).toEqual([
 			{ q: 'wis', limit: '1' },
 			{ q: 'self', limit: '2' },
 			{ q: 'zzz-none', limit: '5' },
@@ -161,8 +235,60 @@ describe('failures of the service', () => {
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(3);
 		expect(result.output('Tags')).toHaveLength(2);
-		const retries = logs.filter((l) => l.level === 'debug' && /quotes service answered HTTP 429; retry/.test(l.message));
+		const retries = logs
+			.filter((l) => l.level === 'debug' && /^Triptych: quotes: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message))
+			.map((l) => l.message);
 		expect(retries).toHaveLength(2);
+		expect(retries[0]).toMatch(/^Triptych: quotes: retry 1 of 2 /);
+	});
+
+	test('a 429 with Retry-After pauses every request of the run, not only the one that got it', async () => {
+		// two at a time: the first request to arrive gets the 429, the other is answered 150 ms later, when the next
+		// item takes its place and has to wait for the pause
+		server.fail(
+			{ kind: 'status', status: 429, retryAfter: '1' },
+			...Array.from({ length: 10 }, () => ({ kind: 'slow' as const, ms: 150 })),
+		);
+		const items = Array.from({ length: 6 }, (_, n) => ({ term: `t${n}` }));
+		const result = await runTags(
+			{ q: '={{ $json.term }}', limit: 1, options: { ...FAST, concurrency: 2 } },
+			{ items },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(7); // 6 items, one of them twice
+		const refusedAt = server.requests[0].at;
+		const after = server.requests.slice(2);
+		// the retry and every item that was still waiting for its turn went out after the pause
+		for (const r of after) expect(r.at - refusedAt).toBeGreaterThanOrEqual(950);
+		const retried = server.requests.filter((r) => r.query.q === server.requests[0].query.q);
+		expect(retried).toHaveLength(2);
+		expect(new Set(server.requests.map((r) => r.query.q)).size).toBe(6);
+	});
+
+	test('the shared pause still respects each request’s Max Retry Wait', async () => {
+		// items 0 and 1 go out together: the first to arrive gets a 429 asking for 2 s, the other is answered 200 ms
+		// later; item 2 then waits for its turn, but may wait at most 1 s
+		server.fail({ kind: 'status', status: 429, retryAfter: '2' }, { kind: 'slow', ms: 200 });
+		const result = await runTags(
+			{
+				q: '={{ $json.term }}',
+				limit: 1,
+				options: { retryDelay: 5, maxRetryWait: '={{ $itemIndex === 2 ? 1 : 10 }}', concurrency: 2 },
+			},
+			{ items: [{ term: 'a' }, { term: 'b' }, { term: 'c' }], extra: { continueOnFail: true } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const out = result.output('Tags');
+		expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(out[0].json.error).toBeUndefined();
+		expect(out[1].json.error).toBeUndefined();
+		expect(out[2].json.error).toMatch(
+			/^The quotes service is rate-limiting this run: the service asked every request to wait [12] s more, more than the Max Retry Wait \[item 2\]$/,
+		);
+		// item 2 was never sent; the item that got the 429 was sent again after the pause
+		const refused = server.requests[0].query.q as string;
+		expect(server.requests.map((r) => r.query.q).sort()).toEqual(['a', 'b', refused].sort());
+		expect(server.requests.some((r) => r.query.q === 'c')).toBe(false);
 	});
 
 	test('a Retry-After given as an HTTP date is honoured', async () => {
@@ -215,21 +341,45 @@ describe('failures of the service', () => {
 		server.fail(...Array.from({ length: 3 }, () => ({ kind: 'html' as const, status: 500 })));
 		const result = await runTags({ limit: 1, options: FAST });
 		const error = result.error('Tags')!;
-		expect(error.message).toBe('The quotes service answered HTTP 500 with an HTML page instead of JSON [item 0]');
-		expect(error.description).toMatch(/It said: "500 Internal Server Error 500 Internal Server Error nginx"/);
+		// the page's title, said once
+		expect(error.message).toBe('The quotes service answered HTTP 500 with an HTML page: "500 Internal Server Error" [item 0]');
+		expect(error.httpCode).toBe('500');
+		expect(error.description).toMatch(/The service failed/);
 		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
+		expect(server.requests).toHaveLength(1); // a 500 is not retried
 	});
 
-	test('truncated JSON with a JSON content type is reported as cut off', async () => {
+	test('truncated JSON on a 200 is a broken transfer: retried, and the read succeeds', async () => {
 		server.fail({ kind: 'truncated' });
 		const result = await runTags({ limit: 1, options: FAST });
-		expect(result.error('Tags')!.message).toMatch(/answered HTTP 200 with JSON that is cut off or malformed/);
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		expect(result.output('Tags')).toHaveLength(1);
+	});
+
+	test('truncated JSON with retries off is reported as cut off', async () => {
+		server.fail({ kind: 'truncated' });
+		const result = await runTags({ limit: 1, options: { maxAttempts: 1 } });
+		expect(result.error('Tags')!.message).toBe(
+			"The quotes service's answer was cut off: the transfer broke before the end [item 0]",
+		);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	test('malformed JSON on an error status is quoted', async () => {
+		server.fail({ kind: 'status', status: 502, body: '{"oops": ', contentType: 'application/json' });
+		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 1 } });
+		expect(result.error('Tags')!.message).toBe(
+			'The quotes service answered HTTP 502 with malformed JSON: "{"oops":" [item 0]',
+		);
 	});
 
 	test('a text body is reported with its content type', async () => {
 		server.fail({ kind: 'notJson' });
 		const result = await runTags({ limit: 1 });
-		expect(result.error('Tags')!.message).toMatch(/answered HTTP 200 with a body that is not JSON \(text\/plain/);
+		expect(result.error('Tags')!.message).toBe(
+			'The quotes service answered HTTP 200 with a body that is not JSON (text/plain; charset=utf-8): "Congratulations! You\'ve fired the event" [item 0]',
+		);
 	});
 
 	test('status "fail" and "error" envelopes with HTTP 200 become errors with the service message', async () => {
@@ -247,8 +397,9 @@ describe('failures of the service', () => {
 		server.fail({ kind: 'slow', ms: 1500 });
 		const result = await runTags({ limit: 1, options: { timeout: 300, maxAttempts: 1 } });
 		const error = result.error('Tags')!;
-		expect(error.message).toMatch(/The quotes service did not answer in time/);
+		expect(error.message).toBe('The quotes service did not answer in full within the Timeout (300 ms) [item 0]');
 		expect(error.description).toMatch(/Raise "Timeout"/);
+		expect(server.requests).toHaveLength(1);
 	});
 
 	test('a slow answer is retried for a read, within the retry settings', async () => {
@@ -303,12 +454,14 @@ describe('bad field values are refused before any request', () => {
 		[{ limit: 2.5 }, /"Limit" must be a whole number of 1 or more, not 2.5/],
 		[{ limit: '={{ "ten" }}' }, /"Limit" must be a whole number of 1 or more, not "ten"/],
 		[{ q: '={{ { a: 1 } }}' }, /"Search" must be text, not \{"a":1\}/],
-		[{ options: { timeout: 0 } }, /"Timeout \(Ms\)" must be a whole number of 1 or more/],
+		[{ options: { timeout: 0 } }, /^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/],
+		[{ options: { maxResponseSize: 2000 } }, /^"Max Response Size \(MB\)" must be a whole number from 1 to 1024, not 2000 \[item 0\]$/],
+		[{ options: { concurrency: 0 } }, /^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/],
 		[{ options: { maxAttempts: 11 } }, /"Max Attempts" must be a whole number from 1 to 10, not 11/],
-		[{ options: { retryDelay: -5 } }, /"Initial Retry Delay \(Ms\)" must be a whole number of 0 or more, not -5/],
+		[{ options: { retryDelay: -5 } }, /"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5/],
 		[{ options: { maxRetryWait: -1 } }, /"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/],
-		[{ options: { sortBy: '={{ "popularity" }}' } }, /"Sort By" must be one of name, quoteCount, dateAdded, dateModified, not "popularity"/],
-		[{ options: { order: '={{ "up" }}' } }, /"Sort Order" must be one of asc, desc, not "up"/],
+		[{ options: { sortBy: '={{ "popularity" }}' } }, /^"Sort By" must be one of dateAdded, dateModified, name, quoteCount, not "popularity" \[item 0\]$/],
+		[{ options: { order: '={{ "up" }}' } }, /^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/],
 	])('%j', async (params, message) => {
 		const result = await runTags(params as IDataObject);
 		const error = result.error('Tags')!;
@@ -328,8 +481,9 @@ describe('bad field values are refused before any request', () => {
 describe('Continue On Fail', () => {
 	test('errors become items paired to their input; good items still run', async () => {
 		server.fail({ kind: 'status', status: 200, body: loadQuoteTags() }, { kind: 'envelope', envStatus: 'fail', message: 'No such tag' });
+		// one request at a time, so the faults meet the items in order
 		const result = await runTags(
-			{ q: '={{ $json.term }}', limit: '={{ $json.max }}' },
+			{ q: '={{ $json.term }}', limit: '={{ $json.max }}', options: { concurrency: 1 } },
 			{ items: [{ term: 'a', max: 1 }, { term: 'b', max: 1 }, { term: 'c', max: -1 }], extra: { continueOnFail: true } },
 		);
 		expect(result.workflowError).toBeUndefined();

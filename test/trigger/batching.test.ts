@@ -1,10 +1,11 @@
 /**
- * Concurrency and batching: requests in flight are bounded by Concurrency (default 1: one after the other),
+ * Concurrency and batching: requests in flight are bounded by Concurrency (default 64, adaptive; 1: one after the other),
  * batching windows follow n8n's HTTP Request node (Items per Batch, Batch Interval), the output keeps the input
  * order whatever order the answers come in, and a failure that stops the node stops sending.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { Gate } from '../../nodes/shared/transport/gate';
 import { type TriggerServer, startTriggerServer } from '../servers';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
 
@@ -21,11 +22,28 @@ function receivedN(result: Awaited<ReturnType<typeof runTrigger>>) {
 }
 
 describe('concurrency', () => {
-	test('default: one request at a time, in item order', async () => {
-		server.setMode({ concurrencyProbe: true, delayMs: 10 });
+	test('default: the items are sent concurrently; the output follows the input order', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 40 });
 		const result = await runTrigger(
 			server,
 			{ event: 'e', payload: 'item' },
+			{ items: numbered(6) },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(server.maxInFlight).toBeGreaterThan(1);
+		expect(server.maxInFlight).toBeLessThanOrEqual(6);
+		expect(server.requests).toHaveLength(6);
+		expect(receivedN(result)).toEqual([0, 1, 2, 3, 4, 5]);
+		expect(result.output(NODE).map((o) => o.pairedItem)).toEqual(
+			[0, 1, 2, 3, 4, 5].map((item) => ({ item })),
+		);
+	});
+
+	test('Concurrency 1: one request at a time, in item order', async () => {
+		server.setMode({ concurrencyProbe: true, delayMs: 10 });
+		const result = await runTrigger(
+			server,
+			{ event: 'e', payload: 'item', options: { concurrency: 1 } },
 			{ items: numbered(6) },
 		);
 		expect(result.workflowError).toBeUndefined();
@@ -118,7 +136,7 @@ describe('batching', () => {
 		server.setMode({ concurrencyProbe: true, delayMs: 5 });
 		await runTrigger(
 			server,
-			{ event: 'e', payload: 'item', options: { batchSize: 3, batchInterval: 60 } },
+			{ event: 'e', payload: 'item', options: { batchSize: 3, batchInterval: 60, concurrency: 1 } },
 			{ items: numbered(6) },
 		);
 		expect(server.maxInFlight).toBe(1);
@@ -145,15 +163,40 @@ describe('batching', () => {
 });
 
 describe('failures', () => {
-	test('without Continue On Fail, a failed item stops the node and nothing after it is sent', async () => {
+	test('without Continue On Fail and Concurrency 1, a failed item stops the node and nothing after it is sent', async () => {
 		server.fail({ kind: 'slow', ms: 0 }, { kind: 'status', status: 503, retryAfter: '0' });
 		const result = await runTrigger(
 			server,
-			{ event: '={{ "n" + $itemIndex }}', options: FAST },
+			{ event: '={{ "n" + $itemIndex }}', options: { ...FAST, concurrency: 1 } },
 			{ items: numbered(5) },
 		);
 		expect(result.error(NODE)?.message).toContain('[item 1]');
 		expect(server.requests.map((r) => r.path)).toEqual(['/trigger/n0', '/trigger/n1']);
+	});
+
+	test('without Continue On Fail, concurrently: after a failure no new request starts; those in flight finish', async () => {
+		// the first request to arrive fails at once; the others already in flight are held 300 ms
+		server.fail(
+			{ kind: 'status', status: 503, retryAfter: '0' },
+			...Array.from({ length: 30 }, () => ({ kind: 'slow' as const, ms: 300 })),
+		);
+		const started = Date.now();
+		const result = await runTrigger(
+			server,
+			{ event: '={{ "n" + $itemIndex }}', options: FAST },
+			{ items: numbered(30) },
+		);
+		const error = result.error(NODE)!;
+		expect(error.httpCode).toBe('503');
+		expect(error.message).toMatch(/\[item \d+\]$/);
+		// several were in flight together (as many as the adaptive limit starts with)...
+		expect(server.requests.length).toBeGreaterThan(1);
+		expect(server.requests.length).toBeLessThanOrEqual(Gate.START);
+		// ...and the items still waiting for their turn were never sent
+		expect(server.requests.length).toBeLessThan(30);
+		// the node waited for those in flight: each of them reached the service and was answered
+		expect(server.deliveries).toHaveLength(server.requests.length - 1);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(290);
 	});
 
 	test('a failure in one batch window stops the windows after it', async () => {
@@ -166,7 +209,8 @@ describe('failures', () => {
 			},
 			{ items: numbered(6) },
 		);
-		expect(result.error(NODE)?.message).toMatch(/answered .*\[item 0\]$/);
+		// items 0 and 1 are in flight together: the fault meets whichever arrives first
+		expect(result.error(NODE)?.message).toMatch(/answered .*\[item [01]\]$/);
 		// item 1 was already in flight with item 0; the next windows never opened
 		expect(server.requests.map((r) => r.path).sort()).toEqual(['/trigger/n0', '/trigger/n1']);
 	});

@@ -21,20 +21,40 @@ function header(i: number, name: string) {
 	return server.requests[i].headers[name.toLowerCase()];
 }
 
+/** Items run concurrently, so requests may arrive in any order: compare the bodies as sorted lists. */
+function sorted<T>(values: T[]): T[] {
+	return [...values].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+function sentInAnyOrder() {
+	return sorted(server.requests.map((r) => r.json));
+}
+
 describe('node description', () => {
 	test('is an action usable as an AI tool, not a trigger node', async () => {
 		const { pkg } = await loadPackage();
 		const type = pkg.nodeTypes.triggerCall.type as unknown as {
-			description: IDataObject & { group: string[] };
+			description: IDataObject & { group: string[]; codex?: { alias?: string[] } };
 		};
 		const d = type.description;
 		expect(d.name).toBe('triggerCall');
-		expect(d.displayName).toBe('Trigger Call');
+		expect(d.displayName).toBe('Fire Automation');
+		expect(d.defaults).toEqual({ name: 'Fire Automation' });
+		// n8n's editor lists any node whose display name contains "trigger" as a trigger
+		expect(String(d.displayName)).not.toMatch(/trigger/i);
+		expect(String((d.defaults as IDataObject).name)).not.toMatch(/trigger/i);
 		expect(d.group).toEqual(['output']);
-		expect(d.usableAsTool).toBe(true);
-		expect(d.description).toBe('Fire an automation trigger with an event name and a JSON payload');
+		// usable as an AI agent's tool, with a description written for the model
+		expect(d.usableAsTool).toEqual({
+			replacements: { description: expect.stringMatching(/^Fire an automation .*event name and a JSON payload/) },
+		});
+		expect(d.description).toBe(
+			'Fire an "if this then that" automation with an event name and a JSON payload',
+		);
 		expect(String(d.name)).not.toMatch(/Trigger$/);
 		expect(type.constructor.name).toBe('TriggerCall');
+		// searching for the old name still finds it
+		expect(d.codex?.alias).toEqual(expect.arrayContaining(['trigger call', 'triptych']));
 		const names = (d.properties as IDataObject[]).map((p) => p.name);
 		expect(names).toEqual(['event', 'q', 'payload', 'fields', 'jsonBody', 'options']);
 		const options = (d.properties as IDataObject[]).find((p) => p.name === 'options')!
@@ -44,14 +64,34 @@ describe('node description', () => {
 				'batchInterval',
 				'batchSize',
 				'concurrency',
+				'idempotency',
 				'idempotencyKey',
 				'limit',
 				'maxAttempts',
+				'maxResponseSize',
 				'maxRetryWait',
 				'queryIn',
 				'retryDelay',
 				'timeout',
 			].sort(),
+		);
+		const option = (name: string) => options.find((o) => o.name === name)!;
+		expect(option('concurrency')).toMatchObject({
+			displayName: 'Concurrency',
+			default: 64,
+			typeOptions: { minValue: 1, maxValue: 256 },
+		});
+		expect(option('maxResponseSize')).toMatchObject({
+			displayName: 'Max Response Size (MB)',
+			default: 16,
+			typeOptions: { minValue: 1, maxValue: 1024 },
+		});
+		expect(option('timeout').displayName).toBe('Timeout (ms)');
+		expect(option('retryDelay').displayName).toBe('Initial Retry Delay (ms)');
+		expect(option('batchInterval').displayName).toBe('Batch Interval (ms)');
+		expect(option('idempotency')).toMatchObject({ displayName: 'Idempotency Key Mode', default: 'none' });
+		expect((option('idempotency').options as IDataObject[]).map((o) => o.value).sort()).toEqual(
+			['auto', 'custom', 'none'],
 		);
 	});
 });
@@ -92,11 +132,13 @@ describe('request mapping', () => {
 			{ items: [{ kind: 'door' }, { kind: 'window' }, { kind: 'motion' }] },
 		);
 		expect(result.workflowError).toBeUndefined();
-		expect(server.requests.map((r) => r.path)).toEqual([
+		// items run concurrently: the requests may arrive in any order, each item's output is its own call's
+		expect(server.requests.map((r) => r.path).sort()).toEqual([
 			'/trigger/door_0',
-			'/trigger/window_1',
 			'/trigger/motion_2',
+			'/trigger/window_1',
 		]);
+		expect(result.output(NODE).map((o) => o.json.event)).toEqual(['door_0', 'window_1', 'motion_2']);
 	});
 
 	test('Query and Limit are query parameters by default; not sent when empty or not added', async () => {
@@ -139,9 +181,12 @@ describe('request mapping', () => {
 		expect(result.workflowError).toBeUndefined();
 		const keys = server.requests.map((r) => r.headers['idempotency-key'] as string);
 		expect(keys).toHaveLength(3);
-		keys.forEach((key, i) => expect(key).toMatch(new RegExp(`^\\d+-${i}$`)));
 		expect(new Set(keys).size).toBe(3);
 		expect(server.deliveries.map((d) => d.idempotencyKey)).toEqual(keys);
+		// each item's call carried its own key (the service echoes it back)
+		const echoed = result.output(NODE).map((o) => o.json.idempotencyKey as string);
+		echoed.forEach((key, i) => expect(key).toMatch(new RegExp(`^\\d+-${i}$`)));
+		expect([...echoed].sort()).toEqual([...keys].sort());
 	});
 });
 
@@ -160,7 +205,7 @@ describe('payload modes', () => {
 	test('Input Item JSON sends each whole item', async () => {
 		const result = await runTrigger(server, { event: 'e', payload: 'item' }, { items });
 		expect(result.workflowError).toBeUndefined();
-		expect(server.requests.map((r) => r.json)).toEqual(items);
+		expect(sentInAnyOrder()).toEqual(sorted(items));
 		expect(result.output(NODE).map((o) => o.json.received)).toEqual(items);
 	});
 
@@ -170,7 +215,9 @@ describe('payload modes', () => {
 			{ event: 'e', payload: 'item', q: '={{ $json.name }}', options: { queryIn: 'body' } },
 			{ items },
 		);
-		expect(server.requests.map((r) => r.json)).toEqual(items.map((it) => ({ ...it, q: it.name })));
+		const sent = items.map((it) => ({ ...it, q: it.name }));
+		expect(sentInAnyOrder()).toEqual(sorted(sent));
+		expect(result.output(NODE).map((o) => o.json.received)).toEqual(sent);
 		// the input items, as the next node would see them through $('When clicking Execute'), are untouched
 		const trigger = result.output('When clicking Execute').map((o) => o.json);
 		expect(trigger).toEqual(items);
@@ -196,16 +243,16 @@ describe('payload modes', () => {
 			{ items },
 		);
 		expect(result.workflowError).toBeUndefined();
-		expect(server.requests.map((r) => r.json)).toEqual(
-			items.map((it) => ({
-				value1: it.name,
-				value2: it.temp,
-				value3: it.on,
-				tags: it.tags,
-				label: 'room {{ $itemIndex }}', // not an expression without the leading "="
-				padded: 'fixed text',
-			})),
-		);
+		const sent = items.map((it) => ({
+			value1: it.name,
+			value2: it.temp,
+			value3: it.on,
+			tags: it.tags,
+			label: 'room {{ $itemIndex }}', // not an expression without the leading "="
+			padded: 'fixed text',
+		}));
+		expect(sentInAnyOrder()).toEqual(sorted(sent));
+		expect(result.output(NODE).map((o) => o.json.received)).toEqual(sent);
 	});
 
 	test('Fields: an empty list sends {}', async () => {
@@ -225,18 +272,18 @@ describe('payload modes', () => {
 			{ items },
 		);
 		expect(result.workflowError).toBeUndefined();
-		expect(server.requests.map((r) => r.json)).toEqual(
-			items.map((it, i) => ({
-				value1: it.name,
-				value2: it.temp,
-				value3: it.tags,
-				meta: { item: i },
-			})),
-		);
+		const sent = items.map((it, i) => ({
+			value1: it.name,
+			value2: it.temp,
+			value3: it.tags,
+			meta: { item: i },
+		}));
+		expect(sentInAnyOrder()).toEqual(sorted(sent));
+		expect(result.output(NODE).map((o) => o.json.received)).toEqual(sent);
 	});
 
 	test('JSON given as an expression that yields an object', async () => {
-		await runTrigger(
+		const result = await runTrigger(
 			server,
 			{
 				event: 'e',
@@ -245,9 +292,9 @@ describe('payload modes', () => {
 			},
 			{ items },
 		);
-		expect(server.requests.map((r) => r.json)).toEqual(
-			items.map((it) => ({ room: it.name, hot: it.temp > 20 })),
-		);
+		const sent = items.map((it) => ({ room: it.name, hot: it.temp > 20 }));
+		expect(sentInAnyOrder()).toEqual(sorted(sent));
+		expect(result.output(NODE).map((o) => o.json.received)).toEqual(sent);
 	});
 
 	test('JSON: the default template and an empty editor', async () => {
@@ -263,11 +310,14 @@ describe('output items', () => {
 		const result = await runTrigger(server, { event: 'ping', q: 'x' }, { items: numbered(3) });
 		const out = result.output(NODE);
 		expect(out).toHaveLength(3);
+		expect(server.deliveries).toHaveLength(3);
+		// each output item carries the id of its own delivery (they may arrive in any order)
+		expect(out.map((o) => o.json.id).sort()).toEqual(server.deliveries.map((d) => d.id).sort());
 		out.forEach((item, i) => {
 			expect(item.pairedItem).toEqual({ item: i });
 			expect(item.json).toEqual({
 				event: 'ping',
-				id: server.deliveries[i].id,
+				id: expect.any(String),
 				received: {},
 				q: 'x',
 				limit: null,
@@ -289,7 +339,12 @@ describe('output items', () => {
 			},
 			{ kind: 'status', status: 200, body: { accepted: true } },
 		);
-		const result = await runTrigger(server, { event: 'e' }, { items: numbered(5) });
+		// one fault per request in arrival order: one call at a time, so item n gets fault n
+		const result = await runTrigger(
+			server,
+			{ event: 'e', options: { concurrency: 1 } },
+			{ items: numbered(5) },
+		);
 		expect(result.output(NODE).map((o) => o.json)).toEqual([
 			{ data: [1, 2], message: 'queued' },
 			{ data: 'ok', message: 'fine' },
@@ -376,11 +431,14 @@ describe('bad values are refused before any request', () => {
 	});
 
 	test.each([
-		['concurrency', 0, '"Concurrency" must be a whole number from 1 to 32'],
-		['concurrency', 33, '"Concurrency" must be a whole number from 1 to 32'],
+		['concurrency', 0, '"Concurrency" must be a whole number from 1 to 256, not 0 [item 0]'],
+		['concurrency', 257, '"Concurrency" must be a whole number from 1 to 256, not 257 [item 0]'],
 		['batchSize', 0, '"Items per Batch" must be a whole number of 1 or more'],
-		['batchInterval', -5, '"Batch Interval (Ms)" must be a whole number of 0 or more'],
-		['timeout', 0, '"Timeout (Ms)" must be a whole number of 1 or more'],
+		['batchInterval', -5, '"Batch Interval (ms)" must be a whole number of 0 or more, not -5 [item 0]'],
+		['timeout', 0, '"Timeout (ms)" must be a whole number of 1 or more, not 0 [item 0]'],
+		['retryDelay', -1, '"Initial Retry Delay (ms)" must be a whole number of 0 or more, not -1 [item 0]'],
+		['maxResponseSize', 0, '"Max Response Size (MB)" must be a whole number from 1 to 1024, not 0 [item 0]'],
+		['maxResponseSize', 1025, '"Max Response Size (MB)" must be a whole number from 1 to 1024, not 1025 [item 0]'],
 	])('%s %p', async (name, value, message) => {
 		const error = await refused({ event: 'e', options: { [name]: value } });
 		expect(error.message).toContain(message);
@@ -388,8 +446,11 @@ describe('bad values are refused before any request', () => {
 
 	test.each([
 		[{ q: '={{ { a: 1 } }}' }, '"Query" must be text, not {"a":1} [item 0]'],
-		[{ payload: 'xml' }, '"Payload" has an unknown value "xml" [item 0]'],
-		[{ options: { queryIn: '={{ "header" }}' } }, '"Send Query and Limit As" must be query or body, not "header" [item 0]'],
+		[{ payload: 'xml' }, '"Payload" must be one of fields, item, json, none, not "xml" [item 0]'],
+		[{ options: { queryIn: '={{ "header" }}' } }, '"Send Query and Limit As" must be one of query, body, not "header" [item 0]'],
+		[{ options: { idempotency: '={{ "always" }}' } }, '"Idempotency Key Mode" must be one of auto, custom, none, not "always" [item 0]'],
+		[{ options: { idempotency: 'custom' } }, '"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]'],
+		[{ options: { idempotency: 'custom', idempotencyKey: '  ' } }, '"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]'],
 	])('%j', async (params, message) => {
 		const error = await refused({ event: 'e', ...params });
 		expect(error.message).toBe(message);
@@ -433,7 +494,7 @@ describe('Continue On Fail', () => {
 		expect(out[1].json.error).toMatch(/^"Event" may only contain .* \[item 1\]$/);
 		expect(out[2].json.error).toMatch(/^"JSON" is not valid JSON: .* \[item 2\]$/);
 		expect(out[3].json).toMatchObject({ event: 'four', received: { d: 4 } });
-		expect(server.requests.map((r) => r.path)).toEqual(['/trigger/one', '/trigger/four']);
+		expect(server.requests.map((r) => r.path).sort()).toEqual(['/trigger/four', '/trigger/one']);
 	});
 
 	test('a service error becomes an error item with the HTTP code', async () => {
@@ -442,9 +503,10 @@ describe('Continue On Fail', () => {
 			status: 400,
 			body: { status: 'fail', data: null, message: 'limit too large' },
 		});
+		// one call at a time, so the fault meets item 0
 		const result = await runTrigger(
 			server,
-			{ event: 'e' },
+			{ event: 'e', options: { concurrency: 1 } },
 			{ items: numbered(2), extra: { continueOnFail: true } },
 		);
 		const out = result.output(NODE);

@@ -24,10 +24,12 @@ beforeEach(() => {
 
 const KEYED = { ...FAST, idempotencyKey: '={{ $execution.id }}-{{ $itemIndex }}' };
 const NO_RETRY =
-	/The node did not retry: without an Idempotency Key .* a retry could fire the automation twice\. To make retries safe, set Options > Idempotency Key to a value unique per item, e\.g\. \{\{ \$execution\.id \}\}-\{\{ \$itemIndex \}\}/;
+	/The node did not retry: without an Idempotency Key .* a retry could fire the automation twice\. To make retries safe, set Options > Idempotency Key Mode to Automatic, or give a key unique per item, e\.g\. order-\{\{ \$json\.orderNumber \}\} \(the service must honour the Idempotency-Key header\)\./;
 
 function retryLogs() {
-	return logs.filter((l) => /^Triptych: .* retry \d+ of \d+/.test(l.message)).map((l) => l.message);
+	return logs
+		.filter((l) => /^Triptych: trigger: retry \d+ of \d+ in \d+ ms after /.test(l.message))
+		.map((l) => l.message);
 }
 
 describe('without an Idempotency Key', () => {
@@ -68,7 +70,9 @@ describe('without an Idempotency Key', () => {
 		const error = result.error(NODE)!;
 		expect(server.requests).toHaveLength(1);
 		expect(server.deliveries).toHaveLength(1);
-		expect(error.message).toBe('The trigger service did not answer in time [item 0]');
+		expect(error.message).toBe(
+			'The trigger service did not answer in full within the Timeout (100 ms) [item 0]',
+		);
 		expect(error.description).toContain('Raise "Timeout"');
 		expect(error.description).toMatch(NO_RETRY);
 	});
@@ -84,6 +88,8 @@ describe('without an Idempotency Key', () => {
 		expect(server.deliveries).toHaveLength(1);
 		expect(result.output(NODE)[0].json).toMatchObject({ event: 'busy', duplicate: false });
 		expect(retryLogs()).toHaveLength(2);
+		expect(retryLogs()[0]).toMatch(/^Triptych: trigger: retry 1 of 2 in \d+ ms after HTTP 429$/);
+		expect(retryLogs()[1]).toMatch(/^Triptych: trigger: retry 2 of 2 in \d+ ms after HTTP 429$/);
 	});
 
 	test('429 whose Retry-After is longer than Max Retry Wait stops at once and says so', async () => {
@@ -109,15 +115,16 @@ describe('without an Idempotency Key', () => {
 		expect(error.description).toContain('gave up after 3 attempts');
 		expect(error.description).not.toMatch(NO_RETRY);
 		expect(retryLogs()).toHaveLength(2);
-		expect(retryLogs()[0]).toContain('ECONNREFUSED');
+		expect(retryLogs()[0]).toMatch(/^Triptych: trigger: retry 1 of 2 in \d+ ms after ECONNREFUSED \(/);
 	});
 
 	test('several items, one reset: every item reaches the service exactly once (Continue On Fail)', async () => {
 		// the first request is answered normally (a zero delay), item 1's with a reset after the service processed it
+		// (one call at a time, so the faults meet the items in order)
 		server.fail({ kind: 'slow', ms: 0 }, { kind: 'reset' });
 		const result = await runTrigger(
 			server,
-			{ event: '={{ "item_" + $itemIndex }}', options: FAST },
+			{ event: '={{ "item_" + $itemIndex }}', options: { ...FAST, concurrency: 1 } },
 			{ items: numbered(4), extra: { continueOnFail: true } },
 		);
 		const out = result.output(NODE);
@@ -132,6 +139,139 @@ describe('without an Idempotency Key', () => {
 			'/trigger/item_3',
 		]);
 		expect(server.deliveries.map((d) => d.event)).toEqual(['item_0', 'item_1', 'item_2', 'item_3']);
+	});
+});
+
+describe('a cut-off answer (2xx whose JSON stops halfway)', () => {
+	test('without an Idempotency Key it is not repeated: one request, and the error says why', async () => {
+		server.fail({ kind: 'truncated' });
+		const result = await runTrigger(server, { event: 'cut', options: FAST });
+		const error = result.error(NODE)!;
+		expect(server.requests).toHaveLength(1);
+		expect(error.message).toBe(
+			"The trigger service's answer was cut off: the transfer broke before the end [item 0]",
+		);
+		expect(error.description).toContain('ETRUNCATED');
+		expect(error.description).toMatch(NO_RETRY);
+		expect(retryLogs()).toEqual([]);
+	});
+
+	test('with an Idempotency Key it is retried and succeeds', async () => {
+		server.fail({ kind: 'truncated' });
+		const result = await runTrigger(server, { event: 'cut', options: KEYED });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		expect(server.requests[0].headers['idempotency-key']).toBe(
+			server.requests[1].headers['idempotency-key'],
+		);
+		expect(server.deliveries).toHaveLength(1);
+		expect(result.output(NODE)[0].json).toMatchObject({ event: 'cut', id: server.deliveries[0].id });
+		expect(retryLogs()).toHaveLength(1);
+		expect(retryLogs()[0]).toMatch(/after ETRUNCATED \(/);
+	});
+});
+
+describe('Idempotency Key Mode', () => {
+	const AUTO_KEY = /^n8n-(\d+)-(node-\d+)-0-(\d+)$/;
+
+	test('Automatic: n8n-<execution>-<node>-<run>-<item>, a distinct key per item', async () => {
+		const result = await runTrigger(
+			server,
+			{ event: 'auto', options: { ...FAST, idempotency: 'auto' } },
+			{ items: numbered(4) },
+		);
+		expect(result.workflowError).toBeUndefined();
+		const keys = server.requests.map((r) => r.headers['idempotency-key'] as string);
+		expect(keys).toHaveLength(4);
+		expect(new Set(keys).size).toBe(4);
+		// each item's call carried the key of its own item (the service echoes it back)
+		const echoed = result.output(NODE).map((o) => o.json.idempotencyKey as string);
+		echoed.forEach((key, i) => {
+			const m = AUTO_KEY.exec(key);
+			expect(m).not.toBeNull();
+			expect(m![3]).toBe(String(i));
+		});
+		// the same execution and node for all of them
+		expect(new Set(echoed.map((key) => AUTO_KEY.exec(key)![1] + AUTO_KEY.exec(key)![2])).size).toBe(1);
+		expect([...echoed].sort()).toEqual([...keys].sort());
+		expect(server.deliveries).toHaveLength(4);
+	});
+
+	test('Automatic: a new execution gets new keys', async () => {
+		await runTrigger(server, { event: 'auto', options: { idempotency: 'auto' } });
+		await runTrigger(server, { event: 'auto', options: { idempotency: 'auto' } });
+		const [a, b] = server.requests.map((r) => r.headers['idempotency-key'] as string);
+		expect(a).toMatch(AUTO_KEY);
+		expect(b).toMatch(AUTO_KEY);
+		expect(a).not.toBe(b);
+		expect(server.deliveries).toHaveLength(2);
+	});
+
+	test('Automatic: a retry after a 503 re-sends the same key; fired once', async () => {
+		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
+		const result = await runTrigger(server, {
+			event: 'auto',
+			options: { ...FAST, idempotency: 'auto' },
+		});
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		const [first, second] = server.requests.map((r) => r.headers['idempotency-key']);
+		expect(first).toMatch(AUTO_KEY);
+		expect(second).toBe(first);
+		expect(server.deliveries).toHaveLength(1);
+		expect(result.output(NODE)[0].json).toMatchObject({ idempotencyKey: first, duplicate: false });
+	});
+
+	test('Automatic: a reset after the request was read is retried with the same key; the service recognises the repeat', async () => {
+		server.fail({ kind: 'reset' });
+		const result = await runTrigger(server, {
+			event: 'auto',
+			options: { ...FAST, idempotency: 'auto' },
+		});
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(2);
+		expect(server.requests[1].headers['idempotency-key']).toBe(
+			server.requests[0].headers['idempotency-key'],
+		);
+		expect(server.deliveries).toHaveLength(1);
+		expect(result.output(NODE)[0].json).toMatchObject({ duplicate: true, id: server.deliveries[0].id });
+	});
+
+	test('Custom: the given key is sent; a key without a mode also means Custom', async () => {
+		await runTrigger(server, {
+			event: 'e',
+			options: { idempotency: 'custom', idempotencyKey: 'order-17' },
+		});
+		await runTrigger(server, { event: 'e', options: { idempotencyKey: 'order-18' } });
+		expect(server.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+			'order-17',
+			'order-18',
+		]);
+	});
+
+	test('None: no header, even with a key filled in', async () => {
+		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
+		const result = await runTrigger(server, {
+			event: 'e',
+			options: { ...FAST, idempotency: 'none', idempotencyKey: 'order-19' },
+		});
+		expect(server.requests).toHaveLength(1);
+		expect(server.requests[0].headers['idempotency-key']).toBeUndefined();
+		expect(result.error(NODE)?.description).toMatch(NO_RETRY);
+	});
+
+	test('Custom with an empty key is refused before any request', async () => {
+		const result = await runTrigger(
+			server,
+			{ event: 'e', options: { idempotency: 'custom', idempotencyKey: '={{ $json.missing }}' } },
+			{ items: numbered(2) },
+		);
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			'"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]',
+		);
+		expect(error.description).toContain('Automatic');
+		expect(server.requests).toHaveLength(0);
 	});
 });
 

@@ -32,7 +32,7 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 function isCutOff(text: string, error: Error): boolean {
 	if (/end of (json )?input|unterminated/i.test(error.message)) return true;
 	const position = /position (\d+)/.exec(error.message);
-	return position !== null && Number(position[1]) >= text.length - 1;
+	return position !== null && Number(position[1]) >= text.length;
 }
 
 export function isEnvelope(

@@ -5,6 +5,7 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	if (value === undefined || value === null || value === '') return undefined;
 	const text = String(Array.isArray(value) ? value[0] : value).trim();
 	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(parseFloat(text) * 1000);
+	if (/^[-+]?[\d.]+$/.test(text)) return undefined; // a negative or malformed number, not a date
 	const date = Date.parse(text);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - now);

@@ -1,0 +1,166 @@
+/** Error texts (nodes/shared/transport/errors), from source. */
+import type { INode } from 'n8n-workflow';
+
+import { excerpt, failureError, hint, htmlTitle, isHtml } from '../../nodes/shared/transport/errors';
+
+const node: INode = {
+	id: 'n1',
+	name: 'Museum',
+	type: 'n8n-nodes-triptych.museumObjectSearch',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+describe('excerpt', () => {
+	test('a phrase repeated back to back is said once', () => {
+		expect(excerpt('502 Bad Gateway 502 Bad Gateway nginx')).toBe('502 Bad Gateway nginx');
+	});
+
+	test('an nginx error page becomes its words, tags, scripts and styles dropped', () => {
+		const page =
+			'<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body { color: red }</style>' +
+			'<script>var secret = 1;</script></head><body>\n<center><h1>502 Bad Gateway</h1></center>\n' +
+			'<hr><center>nginx</center>\n</body></html>\n';
+		expect(excerpt(page)).toBe('502 Bad Gateway nginx');
+	});
+
+	test('entities are decoded and white space collapsed', () => {
+		expect(excerpt('Fish&nbsp;&amp;\n\n  Chips &lt;b&gt;')).toBe('Fish & Chips <b>');
+	});
+
+	test('a word longer than 40 characters is broken, so the error panel can wrap it', () => {
+		const out = excerpt(`token ${'x'.repeat(100)} end`);
+		const words = out.split(' ');
+		expect(words[0]).toBe('token');
+		expect(words[1]).toBe(`${'x'.repeat(39)}…`);
+		expect(words[2]).toBe('end');
+		expect(Math.max(...words.map((w) => w.length))).toBeLessThanOrEqual(40);
+	});
+
+	test('cut at a word boundary, with an ellipsis', () => {
+		expect(excerpt('one two three four', 10)).toBe('one two…');
+		const long = Array.from({ length: 100 }, (_, i) => `word${i}`).join(' ');
+		const out = excerpt(long);
+		expect(out.length).toBeLessThanOrEqual(161);
+		expect(out.endsWith('…')).toBe(true);
+		// every word but the ellipsis is whole
+		for (const word of out.slice(0, -1).split(' ')) expect(word).toMatch(/^word\d+$/);
+	});
+
+	test('short text stays as it is', () => {
+		expect(excerpt('Invalid API key')).toBe('Invalid API key');
+		expect(excerpt('')).toBe('');
+	});
+});
+
+describe('HTML pages', () => {
+	test('isHtml: by the start of the body or by the content type', () => {
+		expect(isHtml('<!DOCTYPE html><html></html>', '')).toBe(true);
+		expect(isHtml('  <html>', 'application/octet-stream')).toBe(true);
+		expect(isHtml('Oops', 'text/html; charset=utf-8')).toBe(true);
+		expect(isHtml('{"a": 1}', 'application/json')).toBe(false);
+		expect(isHtml('plain words', 'text/plain')).toBe(false);
+	});
+
+	test('htmlTitle: the title, short; none without one', () => {
+		expect(htmlTitle('<html><head><title> 503 Service Temporarily Unavailable </title></head></html>')).toBe(
+			'503 Service Temporarily Unavailable',
+		);
+		expect(htmlTitle('<html><body>no title</body></html>')).toBeUndefined();
+	});
+});
+
+describe('hint', () => {
+	test('by status, with the credentials field named', () => {
+		expect(hint('401', 'Museum URL')).toMatch(/API Key/);
+		expect(hint('404', 'Museum URL')).toMatch(/Check the Museum URL in the Triptych API credentials/);
+		expect(hint('429', 'Quotes URL')).toMatch(/Concurrency|Max Retry Wait/);
+		expect(hint('502', 'Quotes URL')).toMatch(/Max Attempts/);
+		expect(hint('418', 'Quotes URL')).toMatch(/refused the parameters/);
+	});
+});
+
+describe('failureError', () => {
+	const limits = { timeout: 200, maxResponseBytes: 16 * 1024 * 1024 };
+
+	test('a timeout names the whole-attempt Timeout and how to raise it', () => {
+		const error = failureError(
+			node,
+			'museum',
+			0,
+			{ kind: 'timeout', code: 'ETIMEDOUT', message: 'no complete answer within 200 ms', sent: true },
+			{ unsafe: false, text: 'gave up after 3 attempts' },
+			limits,
+		);
+		expect(error.message).toBe(
+			'The museum service did not answer in full within the Timeout (200 ms) [item 0]',
+		);
+		expect(error.description).toContain('Raise "Timeout"');
+		expect(error.description).toContain('It gave up after 3 attempts.');
+		const seconds = failureError(
+			node,
+			'quotes',
+			2,
+			{ kind: 'timeout', code: 'ETIMEDOUT', message: 'x', sent: true },
+			undefined,
+			{ ...limits, timeout: 30000 },
+		);
+		expect(seconds.message).toBe(
+			'The quotes service did not answer in full within the Timeout (30 s) [item 2]',
+		);
+	});
+
+	test('a cut-off answer, and a request that may have been acted on', () => {
+		const error = failureError(
+			node,
+			'trigger',
+			1,
+			{ kind: 'broken', code: 'ETRUNCATED', message: 'the JSON ends after 80 bytes', sent: true },
+			{ unsafe: true, text: 'The node did not retry.' },
+			limits,
+		);
+		expect(error.message).toBe(
+			"The trigger service's answer was cut off: the transfer broke before the end [item 1]",
+		);
+		expect(error.description).toContain('ETRUNCATED');
+		expect(error.description).toContain('may have acted on it already. The node did not retry.');
+	});
+
+	test('an answer larger than Max Response Size', () => {
+		const error = failureError(
+			node,
+			'museum',
+			0,
+			{ kind: 'tooLarge', code: 'ETOOLARGE', message: 'x', sent: true, limit: 2 * 1024 * 1024 },
+			undefined,
+			limits,
+		);
+		expect(error.message).toBe(
+			"The museum service's answer is larger than the Max Response Size (2 MB); it was not read further [item 0]",
+		);
+		expect(error.description).toContain('Max Response Size');
+	});
+
+	test('a redirect to another origin says where, and that the key stays home', () => {
+		const error = failureError(
+			node,
+			'museum',
+			0,
+			{
+				kind: 'redirect',
+				code: 'HTTP 302',
+				message: 'to another origin (http://evil.example)',
+				sent: true,
+				location: 'http://evil.example/object',
+			},
+			undefined,
+			limits,
+		);
+		expect(error.message).toBe(
+			'The museum service redirected the request to another origin (http://evil.example); it was not followed [item 0]',
+		);
+		expect(error.description).toContain('only ever sent to the Museum URL');
+		expect(error.httpCode).toBe('302');
+	});
+});

@@ -1,0 +1,150 @@
+/** The shared gate of a node run (nodes/shared/transport/gate), from source. */
+import { Gate } from '../../nodes/shared/transport/gate';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts `n` acquires; `granted` counts those that got a slot so far. */
+function contenders(gate: Gate, n: number, budget = 60_000) {
+	let granted = 0;
+	const all = Array.from({ length: n }, () =>
+		gate.acquire(budget).then((turn) => {
+			if (turn.ok) granted++;
+			return turn;
+		}),
+	);
+	return {
+		all,
+		get granted() {
+			return granted;
+		},
+	};
+}
+
+describe('Gate', () => {
+	test('never more than `limit` in flight; a release lets the next one in', async () => {
+		const gate = new Gate(3);
+		const c = contenders(gate, 5);
+		await sleep(10);
+		expect(c.granted).toBe(3);
+		expect(gate.state).toMatchObject({ inFlight: 3, limit: 3 });
+		gate.release('neutral');
+		await sleep(10);
+		expect(c.granted).toBe(4);
+		gate.release('neutral');
+		await sleep(10);
+		expect(c.granted).toBe(5);
+		expect(gate.state.inFlight).toBe(3);
+	});
+
+	test('max 1: one at a time, in the order asked', async () => {
+		const gate = new Gate(1);
+		const order: number[] = [];
+		const jobs = [0, 1, 2, 3].map(async (n) => {
+			const turn = await gate.acquire(1000);
+			expect(turn.ok).toBe(true);
+			order.push(n);
+			await sleep(5);
+			expect(gate.state.inFlight).toBe(1);
+			gate.release('ok');
+		});
+		await Promise.all(jobs);
+		expect(order).toEqual([0, 1, 2, 3]);
+		expect(gate.state.limit).toBe(1); // never above max
+	});
+
+	test(`starts at ${Gate.START} and grows by one per healthy answer (slow start), never past max`, async () => {
+		const gate = new Gate(64);
+		expect(gate.state.limit).toBe(Gate.START);
+		const first = contenders(gate, 20);
+		await sleep(10);
+		expect(first.granted).toBe(Gate.START);
+		for (let i = 0; i < Gate.START; i++) gate.release('ok');
+		expect(gate.state.limit).toBe(2 * Gate.START);
+		await sleep(10);
+		expect(first.granted).toBe(20); // 16 allowed now: the remaining 12 got in
+		for (let i = 0; i < 12; i++) gate.release('ok');
+		expect(gate.state.limit).toBe(2 * Gate.START + 12);
+
+		const small = new Gate(10);
+		for (let i = 0; i < 50; i++) {
+			await small.acquire(1000);
+			small.release('ok');
+		}
+		expect(small.state.limit).toBe(10);
+	});
+
+	test('a push-back halves the allowance; afterwards it grows by about one per round trip', async () => {
+		const gate = new Gate(64);
+		await gate.acquire(1000);
+		gate.release('pushback');
+		expect(gate.state.limit).toBe(Gate.START / 2);
+		// past the threshold: +1/limit per healthy answer
+		for (let i = 0; i < 4; i++) {
+			await gate.acquire(1000);
+			gate.release('ok');
+		}
+		expect(gate.state.limit).toBe(Gate.START / 2);
+		for (let i = 0; i < 8; i++) {
+			await gate.acquire(1000);
+			gate.release('ok');
+		}
+		expect(gate.state.limit).toBeGreaterThanOrEqual(Gate.START / 2 + 1);
+		expect(gate.state.limit).toBeLessThanOrEqual(Gate.START / 2 + 2);
+		// halving never goes below one
+		for (let i = 0; i < 10; i++) {
+			await gate.acquire(1000);
+			gate.release('pushback');
+		}
+		expect(gate.state.limit).toBe(1);
+	});
+
+	test('one push-back per pause: answers already under way do not halve it again', async () => {
+		const gate = new Gate(64);
+		const c = contenders(gate, 3);
+		await Promise.all(c.all);
+		gate.release('pushback', 100, true);
+		gate.release('pushback', 100, true);
+		gate.release('pushback', 100, true);
+		expect(gate.state.limit).toBe(Gate.START / 2);
+	});
+
+	test('a pause blocks every acquire until it ends', async () => {
+		const gate = new Gate(8);
+		await gate.acquire(1000);
+		const paused = Date.now();
+		gate.release('neutral', 150);
+		const started = Date.now();
+		const turns = await Promise.all([gate.acquire(1000), gate.acquire(1000)]);
+		expect(turns).toEqual([{ ok: true }, { ok: true }]);
+		expect(Date.now() - paused).toBeGreaterThanOrEqual(140);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(130);
+	});
+
+	test('a pause longer than the budget: refused at once, with how long it would last', async () => {
+		const gate = new Gate(8);
+		await gate.acquire(1000);
+		gate.release('neutral', 2000, true);
+		const started = Date.now();
+		const turn = await gate.acquire(500);
+		expect(Date.now() - started).toBeLessThan(100);
+		expect(turn.ok).toBe(false);
+		const { pauseMs } = turn as { ok: false; pauseMs: number };
+		expect(pauseMs).toBeGreaterThan(500);
+		expect(pauseMs).toBeLessThanOrEqual(2000);
+		expect(gate.state.inFlight).toBe(0); // nothing taken
+	});
+
+	test('a stop (cancel) releases everybody waiting, without a slot', async () => {
+		const controller = new AbortController();
+		const gate = new Gate(1, controller.signal);
+		await gate.acquire(1000);
+		const waiting = contenders(gate, 3);
+		await sleep(10);
+		expect(waiting.granted).toBe(0);
+		controller.abort();
+		const turns = await Promise.all(waiting.all);
+		expect(turns.every((t) => !t.ok)).toBe(true);
+		expect(gate.state.inFlight).toBe(1);
+		expect(await gate.acquire(1000)).toEqual({ ok: false, pauseMs: 0 });
+	});
+});

@@ -1,0 +1,77 @@
+/** Retry-After and backoff (nodes/shared/transport/timing), from source. */
+import { backoff, parseRetryAfter, wait } from '../../nodes/shared/transport/timing';
+
+describe('parseRetryAfter', () => {
+	const now = Date.parse('2026-01-01T12:00:00Z');
+
+	test.each([
+		[undefined, undefined],
+		[null, undefined],
+		['', undefined],
+		['soon', undefined],
+		['0', 0],
+		['2', 2000],
+		['1.5', 1500],
+		[' 3 ', 3000],
+		[['4', '9'], 4000],
+		[7, 7000],
+	])('%p → %p', (value, ms) => {
+		expect(parseRetryAfter(value, now)).toBe(ms);
+	});
+
+	test('an HTTP date: the time left until then', () => {
+		expect(parseRetryAfter('Thu, 01 Jan 2026 12:00:30 GMT', now)).toBe(30_000);
+	});
+
+	test('an HTTP date in the past: no wait', () => {
+		expect(parseRetryAfter('Thu, 01 Jan 2026 11:59:00 GMT', now)).toBe(0);
+	});
+});
+
+describe('backoff', () => {
+	test('base · 2^(attempt-1), scaled by a jitter factor in [0.5, 1)', () => {
+		expect(backoff(100, 1, 0)).toBe(50);
+		expect(backoff(100, 1, 0.5)).toBe(75);
+		expect(backoff(100, 1, 0.999999)).toBe(100);
+		expect(backoff(100, 2, 0)).toBe(100);
+		expect(backoff(100, 3, 0.5)).toBe(300);
+		expect(backoff(500, 4, 0)).toBe(2000);
+		expect(backoff(0, 5, 0.7)).toBe(0);
+	});
+
+	test('with Math.random: always within the bounds, and not always the same', () => {
+		const seen = new Set<number>();
+		for (let i = 0; i < 200; i++) {
+			const ms = backoff(1000, 2);
+			expect(ms).toBeGreaterThanOrEqual(1000);
+			expect(ms).toBeLessThanOrEqual(2000);
+			seen.add(ms);
+		}
+		expect(seen.size).toBeGreaterThan(1);
+	});
+});
+
+describe('wait', () => {
+	test('waits about the time asked', async () => {
+		const started = Date.now();
+		await wait(60);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+	});
+
+	test('ends early, without rejecting, when the signal aborts', async () => {
+		const controller = new AbortController();
+		const started = Date.now();
+		setTimeout(() => controller.abort(), 20);
+		await expect(wait(5000, controller.signal)).resolves.toBeUndefined();
+		expect(Date.now() - started).toBeLessThan(1000);
+	});
+
+	test('an already aborted signal or a zero wait returns at once', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const started = Date.now();
+		await wait(5000, controller.signal);
+		await wait(0);
+		expect(Date.now() - started).toBeLessThan(50);
+	});
+});
