@@ -24,7 +24,7 @@ import {
 	startServices,
 	viewOfRun,
 	withCredential,
-} from '../scripts/e2e/scenarios';
+} from './scenarios';
 
 let services: Services;
 
