@@ -1,0 +1,77 @@
+/**
+ * Fire Automation run concurrently (the default): the shared 429 gate counted at the server, the no-repeat rule
+ * for calls without an idempotency key when many are in flight, and order and pairing of the output.
+ */
+import type { IDataObject, IPairedItemData } from 'n8n-workflow';
+
+import { type TriggerServer, startTriggerServer } from '../servers';
+import { FAST, NODE, numbered, runTrigger } from './helpers';
+
+let server: TriggerServer;
+
+beforeAll(async () => {
+	server = await startTriggerServer();
+});
+afterAll(async () => server.close());
+beforeEach(() => server.reset());
+
+test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives for 2 s', async () => {
+	server.fail({ kind: 'status', status: 429, retryAfter: '2' });
+	server.setMode({ delayMs: 20 });
+	const started = Date.now();
+	const result = await runTrigger(
+		server,
+		{ event: 'paused', options: { idempotency: 'auto', maxRetryWait: 10 } },
+		{ items: numbered(30) },
+	);
+	expect(result.workflowError).toBeUndefined();
+	expect(result.output(NODE)).toHaveLength(30);
+	// the 429 is the first answer; every request that arrives after it (but the few already under way) waits 2 s
+	const refused = server.requests[0].at;
+	const gap = server.requests.filter((r) => r.at > refused + 100 && r.at < refused + 1950);
+	expect(gap).toEqual([]);
+	const late = server.requests.filter((r) => r.at >= refused + 1950);
+	expect(late.length).toBeGreaterThan(0);
+	expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+	// every event delivered exactly once, the refused one included (it carried a key and was sent again)
+	expect(server.deliveries).toHaveLength(30);
+	expect(new Set(server.deliveries.map((d) => d.idempotencyKey)).size).toBe(30);
+});
+
+test('without an idempotency key, calls that may have fired are never repeated, however many run at once', async () => {
+	// a few of the first calls fail after the service received them
+	server.fail({ kind: 'status', status: 503 }, { kind: 'reset' }, { kind: 'status', status: 502 });
+	const result = await runTrigger(
+		server,
+		{ event: 'norepeat', options: FAST },
+		{ items: numbered(40), extra: { continueOnFail: true } },
+	);
+	const output = result.output(NODE);
+	expect(output).toHaveLength(40);
+	// one request per item, never a second one
+	expect(server.requests).toHaveLength(40);
+	const failed = output.filter((item) => item.json.error !== undefined);
+	expect(failed.length).toBe(3);
+	for (const item of failed) expect(String(item.json.description)).toMatch(/did not retry/);
+});
+
+test('output keeps the input order and pairing while answers come back in another order', async () => {
+	// the first calls answer last
+	server.fail(
+		{ kind: 'slow', ms: 160 },
+		{ kind: 'slow', ms: 120 },
+		{ kind: 'slow', ms: 80 },
+		{ kind: 'slow', ms: 40 },
+	);
+	server.setMode({ concurrencyProbe: true });
+	const items = numbered(50);
+	const result = await runTrigger(server, { event: 'order', payload: 'item' }, { items });
+	const output = result.output(NODE);
+	expect(output.map((item) => (item.pairedItem as IPairedItemData).item)).toEqual(
+		items.map((_, n) => n),
+	);
+	expect(output.map((item) => (item.json.received as IDataObject)?.n ?? item.json.n)).toEqual(
+		items.map((_, n) => n),
+	);
+	expect(server.maxInFlight).toBeGreaterThan(1);
+});
