@@ -13,6 +13,9 @@ import { withRetries } from './retry';
 import type { ApiRequest, ApiResponse, RequestSettings, Service } from './types';
 import { CREDENTIALS_TYPE, SERVICES } from './types';
 
+/** Images downloaded at once at most: each may be up to Max Image Size in memory. */
+const MAX_IMAGE_DOWNLOADS = 8;
+
 const DEFAULT_NO_RETRY_ADVICE =
 	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
 
@@ -59,10 +62,13 @@ export class TriptychClient {
 		this.halted.abort('not sent: an earlier item failed and the node stopped');
 	}
 
+	/** The gate of a service (or of the image host: at most 8 downloads at once, each up to Max Image Size). */
 	gate(name: Service | 'images'): Gate {
 		let gate = this.gates.get(name);
 		if (!gate) {
-			gate = new Gate(this.concurrency, this.stopping);
+			const max =
+				name === 'images' ? Math.min(this.concurrency, MAX_IMAGE_DOWNLOADS) : this.concurrency;
+			gate = new Gate(max, this.stopping);
 			this.gates.set(name, gate);
 		}
 		return gate;
