@@ -50,6 +50,7 @@ import {
 	viewOfRun,
 	withCredential,
 } from './e2e/scenarios';
+import { HOSTILE_CREDENTIAL, hostilePhase, hostileWorkflows } from './e2e/hostile';
 
 const DEFAULT_VERSIONS = ['2.41.1', '1.85.4'];
 const WORK = path.join(ROOT, '.tmp', 'e2e');
@@ -58,6 +59,7 @@ const CLI_TIMEOUT = 180_000;
 const CREDENTIALS = {
 	main: { id: 'e2eTriptychMain1', name: 'Triptych (e2e)' },
 	failingTrigger: { id: 'e2eTriptychFail1', name: 'Triptych (e2e, failing trigger service)' },
+	quotesKeyed: HOSTILE_CREDENTIAL,
 } as const;
 /** The workflow n8n's scheduler runs in the server phase (a copy of Tag digest firing every few seconds) */
 const SCHEDULED = { id: 'e2eScheduled0001', scenario: 'tag-digest', seconds: 3 };
@@ -411,16 +413,26 @@ async function runVersion(version: string, tarball: string, services: Services):
 			(kind) => ({
 				...CREDENTIALS[kind],
 				type: CREDENTIAL_TYPE,
-				data: credentialData(services, kind),
+				data:
+					kind === 'quotesKeyed'
+						? { ...credentialData(services, 'main'), sendKeyToQuotes: true }
+						: credentialData(services, kind),
 			}),
 		);
 		const credentialsFile = path.join(userFolder, 'credentials.json');
 		fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2));
-		const workflows = [...SCENARIOS.map(staged), scheduledCopy()];
+		const workflows = [
+			...SCENARIOS.map(staged),
+			scheduledCopy(),
+			...hostileWorkflows(PACKAGE, CREDENTIALS),
+		];
 		const workflowsFile = path.join(userFolder, 'workflows.json');
 		fs.writeFileSync(workflowsFile, JSON.stringify(workflows, null, 2));
 		const c = await n8n(env, ['import:credentials', `--input=${credentialsFile}`]);
-		if (c.code !== 0 || !/imported 2 credential/i.test(outputOf(c)))
+		if (
+			c.code !== 0 ||
+			!new RegExp(`imported ${credentials.length} credential`, 'i').test(outputOf(c))
+		)
 			fail(`import:credentials failed:\n${outputOf(c).slice(-3000)}`);
 		const w = await n8n(env, ['import:workflow', `--input=${workflowsFile}`]);
 		if (
@@ -432,7 +444,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 		const problems = loadProblems(outputOf(c) + outputOf(w));
 		if (problems.length) fail(`n8n reported load problems:\n${problems.join('\n')}`);
 		return [
-			`2 credentials (n8n encrypted them), ${workflows.length} workflows (${c.ms + w.ms} ms)`,
+			`${credentials.length} credentials (n8n encrypted them), ${workflows.length} workflows (${c.ms + w.ms} ms)`,
 		];
 	});
 	if (!imported) return;
@@ -462,6 +474,27 @@ async function runVersion(version: string, tarball: string, services: Services):
 			return facts;
 		});
 	}
+
+	await hostilePhase({
+		services,
+		check: (name, body) => check(version, name, body),
+		reset: () => resetServices(services),
+		execute: async (id) => {
+			const result = await run(
+				env.runtime.node,
+				[n8nBin(version), 'execute', `--id=${id}`, '--rawOutput'],
+				{
+					env: env.vars,
+					cwd: env.userFolder,
+					timeoutMs: CLI_TIMEOUT,
+					logFile: path.join(env.userFolder, 'n8n-cli.log'),
+					sampleMemory: true,
+				},
+			);
+			if (result.timedOut) fail(`n8n execute --id=${id} timed out`);
+			return { output: outputOf(result), ms: result.ms, peakRssMb: result.peakRssMb };
+		},
+	});
 
 	await serverPhase(env, services);
 }

@@ -24,17 +24,3 @@ export async function pool(
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
 	if (failed) throw first;
 }
-
-/** An AbortSignal that aborts when any of the given ones does (AbortSignal.any, where the runtime lacks it). */
-export function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal {
-	const present = signals.filter((s): s is AbortSignal => s !== undefined);
-	const controller = new AbortController();
-	for (const signal of present) {
-		if (signal.aborted) {
-			controller.abort(signal.reason);
-			break;
-		}
-		signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-	}
-	return controller.signal;
-}

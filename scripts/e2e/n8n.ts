@@ -103,6 +103,8 @@ export interface Result {
 	stderr: string;
 	ms: number;
 	timedOut: boolean;
+	/** With `sampleMemory`: the process's peak resident memory (VmHWM), in MiB */
+	peakRssMb?: number;
 }
 
 export interface RunOptions {
@@ -111,6 +113,20 @@ export interface RunOptions {
 	timeoutMs: number;
 	/** Write the output to this file as it comes (for long installs) */
 	logFile?: string;
+	/** Read the process's peak resident memory (VmHWM in /proc) while it runs */
+	sampleMemory?: boolean;
+}
+
+/** The peak resident memory of a process so far (Linux VmHWM), in MiB; undefined once it is gone. */
+export function peakRssMb(pid: number | undefined): number | undefined {
+	if (!pid) return undefined;
+	try {
+		const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+		const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+		return kb ? Number(kb) / 1024 : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Starts a command in its own process group (so it can be killed whole), tracked for the final clean-up. */
@@ -145,6 +161,12 @@ export async function run(command: string, args: string[], options: RunOptions):
 		timedOut = true;
 		killGroup(child, 'SIGKILL');
 	}, options.timeoutMs);
+	let peak: number | undefined;
+	const sampler = options.sampleMemory
+		? setInterval(() => {
+				peak = Math.max(peak ?? 0, peakRssMb(child.pid) ?? 0) || peak;
+			}, 50)
+		: undefined;
 	const code = await new Promise<number | null>((resolve) => {
 		child.on('error', (error) => {
 			stderr += String(error);
@@ -153,10 +175,11 @@ export async function run(command: string, args: string[], options: RunOptions):
 		child.on('close', (exitCode) => resolve(exitCode));
 	});
 	clearTimeout(timer);
+	if (sampler) clearInterval(sampler);
 	killGroup(child, 'SIGKILL'); // leftovers of the group (e.g. a task runner)
 	running.delete(child);
 	log?.end();
-	return { code, stdout, stderr, ms: Date.now() - started, timedOut };
+	return { code, stdout, stderr, ms: Date.now() - started, timedOut, peakRssMb: peak };
 }
 
 export interface Background {

@@ -8,6 +8,7 @@ import {
 	redirectedMethod,
 	resolveLocation,
 } from './origin';
+import { Stopper } from './stop';
 import { wait } from './timing';
 import type { Failure, RawResponse } from './types';
 import { WireFailure } from './types';
@@ -30,8 +31,8 @@ export interface AttemptSpec {
 	timeout: number;
 	/** Largest decoded body, in bytes */
 	maxBytes: number;
-	/** The execution's cancel signal (Stop in n8n's editor) */
-	cancel?: AbortSignal;
+	/** Stop in n8n's editor */
+	cancel?: Stopper;
 }
 
 const ABORTED = Symbol('aborted');
@@ -58,10 +59,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 		reason = failure;
 		controller.abort();
 	};
-	const onCancel = () => end(canceled());
-	spec.cancel?.addEventListener('abort', onCancel, { once: true });
-	if (spec.cancel?.aborted) onCancel();
-	void wait(spec.timeout, controller.signal).then(() => end(timedOut(spec.timeout)));
+	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
+	const deadline = new Stopper();
+	void wait(spec.timeout, deadline).then(() => end(timedOut(spec.timeout)));
 
 	try {
 		let { url, method, qs, body } = spec;
@@ -136,8 +136,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			}
 		}
 	} finally {
-		spec.cancel?.removeEventListener('abort', onCancel);
-		// also ends the deadline's wait (n8n 2.x clears its timer)
+		unsubscribe?.();
+		// ends the deadline's wait (n8n 2.x clears its timer) and anything still listening to this attempt
+		deadline.stop();
 		controller.abort();
 	}
 }

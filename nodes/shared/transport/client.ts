@@ -6,7 +6,7 @@ import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
 import { failureError } from './errors';
 import { Gate } from './gate';
-import { anySignal } from '../pool';
+import { Stopper } from './stop';
 import { checkBaseUrl, originOf, resolveLink } from './origin';
 import type { Outcome } from './retry';
 import { withRetries } from './retry';
@@ -34,8 +34,8 @@ export class TriptychClient {
 	private credentials?: Promise<IDataObject>;
 	private apiKey = '';
 	private readonly gates = new Map<string, Gate>();
-	private readonly halted = new AbortController();
-	private stopSignal?: AbortSignal;
+	private execution?: Stopper;
+	private stopSignal?: Stopper;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -43,23 +43,28 @@ export class TriptychClient {
 		private readonly concurrency: number,
 	) {}
 
-	/** n8n's Stop signal for this execution (absent on n8n versions without one). */
-	get cancel(): AbortSignal | undefined {
-		const ctx = this.ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-		return typeof ctx.getExecutionCancelSignal === 'function'
-			? ctx.getExecutionCancelSignal()
-			: undefined;
+	/** n8n's Stop for this execution (never fires on n8n versions without a cancel signal). */
+	get cancel(): Stopper {
+		if (!this.execution) {
+			const ctx = this.ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
+			const signal =
+				typeof ctx.getExecutionCancelSignal === 'function'
+					? ctx.getExecutionCancelSignal()
+					: undefined;
+			this.execution = new Stopper(signal);
+		}
+		return this.execution;
 	}
 
 	/** Stop or halt: nothing more is started (requests already on the wire are left to finish). */
-	private get stopping(): AbortSignal {
-		this.stopSignal ??= anySignal(this.cancel, this.halted.signal);
+	private get stopping(): Stopper {
+		this.stopSignal ??= new Stopper(this.cancel);
 		return this.stopSignal;
 	}
 
 	/** After an item failed and the node stops: requests waiting for their turn are not sent. */
 	halt(): void {
-		this.halted.abort('not sent: an earlier item failed and the node stopped');
+		this.stopping.stop('not sent: an earlier item failed and the node stopped');
 	}
 
 	/** The gate of a service (or of the image host: at most 8 downloads at once, each up to Max Image Size). */

@@ -1,3 +1,4 @@
+import { type Stopper, stopperOf } from './stop';
 import { wait } from './timing';
 
 /** How an answer went, as far as the service's capacity is concerned. */
@@ -38,12 +39,15 @@ export class Gate {
 	private refusedAt = 0;
 	private lastRateUpdate = Date.now();
 
+	private readonly cancel?: Stopper;
+
 	constructor(
 		readonly max: number,
-		private readonly cancel?: AbortSignal,
+		stop?: AbortSignal | Stopper,
 	) {
 		this.limit = Math.min(max, Gate.START);
-		cancel?.addEventListener('abort', () => this.wakeAll(), { once: true });
+		this.cancel = stopperOf(stop);
+		this.cancel?.subscribe(() => this.wakeAll());
 	}
 
 	/** In flight now, and the current allowance (for logs and tests). */

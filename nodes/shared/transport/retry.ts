@@ -1,5 +1,6 @@
 import type { Gate, Signal } from './gate';
 import { header } from './attempt';
+import type { Stopper } from './stop';
 import { backoff, parseRetryAfter, wait } from './timing';
 import type { Failure, RawResponse, RequestSettings, Stop } from './types';
 
@@ -16,7 +17,8 @@ export interface RetryPolicy {
 	/** Shown when a request that may have been acted on is not sent again */
 	noRetryAdvice: string;
 	gate: Gate;
-	cancel?: AbortSignal;
+	/** Stop, or the node stopping after a failed item: nothing more is sent */
+	cancel?: Stopper;
 	log(text: string, meta: Record<string, unknown>): void;
 }
 

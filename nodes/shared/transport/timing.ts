@@ -1,5 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
+import { Stopper } from './stop';
+
 /** Retry-After as milliseconds: delta-seconds or an HTTP date; `undefined` when absent or unreadable. */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
@@ -17,23 +19,29 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
 }
 
 /**
- * Waits `ms`, or less when `signal` aborts first (it never rejects). n8n's own `sleep` is the timer (nodes may not
- * use timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer on abort; on n8n 1.x, whose `sleep`
- * takes no signal, the wait still ends at the abort and the idle timer runs out by itself.
+ * Waits `ms`, or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
+ * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
+ * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
  */
-export async function wait(ms: number, signal?: AbortSignal): Promise<void> {
+export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<void> {
 	if (ms <= 0) return;
-	if (!signal) return await sleep(ms);
-	if (signal.aborted) return;
-	let onAbort: () => void = () => {};
-	const aborted = new Promise<void>((resolve) => {
-		onAbort = resolve;
-		signal.addEventListener('abort', onAbort, { once: true });
+	if (!stop) return await sleep(ms);
+	if (stop.aborted) return;
+	const stopper = stop instanceof Stopper ? stop : new Stopper(stop);
+	const controller = new AbortController();
+	let unsubscribe: () => void = () => undefined;
+	const stopped = new Promise<void>((resolve) => {
+		unsubscribe = stopper.subscribe(() => {
+			controller.abort();
+			resolve();
+		});
 	});
 	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
 	try {
-		await Promise.race([sleepWithSignal(ms, signal).catch(() => undefined), aborted]);
+		await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
 	} finally {
-		signal.removeEventListener('abort', onAbort);
+		unsubscribe();
+		// ends n8n 2.x's timer when the wait ended early
+		controller.abort();
 	}
 }
