@@ -50,7 +50,13 @@ import {
 	viewOfRun,
 	withCredential,
 } from './e2e/scenarios';
-import { HOSTILE_CREDENTIAL, hostilePhase, hostileWorkflows } from './e2e/hostile';
+import {
+	HOSTILE_CREDENTIAL,
+	STOP_WORKFLOW,
+	hostilePhase,
+	hostileWorkflows,
+	stopChecks,
+} from './e2e/hostile';
 
 const DEFAULT_VERSIONS = ['2.41.1', '1.85.4'];
 const WORK = path.join(ROOT, '.tmp', 'e2e');
@@ -508,11 +514,13 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 			version,
 			'n8n start (scheduled workflow published), owner setup, login',
 			async () => {
-				const activate = await n8n(env, env.target.activate(SCHEDULED.id));
-				if (activate.code !== 0)
-					fail(
-						`${env.target.activate(SCHEDULED.id).join(' ')} failed:\n${outputOf(activate).slice(-2000)}`,
-					);
+				for (const id of [SCHEDULED.id, STOP_WORKFLOW.id]) {
+					const activate = await n8n(env, env.target.activate(id));
+					if (activate.code !== 0)
+						fail(
+							`${env.target.activate(id).join(' ')} failed:\n${outputOf(activate).slice(-2000)}`,
+						);
+				}
 				resetServices(services);
 				const t0 = Date.now();
 				server = background(env.runtime.node, [n8nBin(version), 'start'], {
@@ -676,6 +684,13 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				];
 			},
 		);
+		await stopChecks({
+			services,
+			base: api.base,
+			check: (name, body) => check(version, name, body),
+			rest: (method, route, body) => api.call(method, route, body),
+			reset: () => resetServices(services),
+		});
 	} finally {
 		if (server) await (server as Background).stop();
 	}

@@ -45,12 +45,47 @@ export const HOSTILE_WORKFLOWS: Record<string, HostileWorkflow> = {
 	},
 };
 
-/** The hostile workflows as n8n imports them: Manual Trigger → one node of the package. */
+/** The workflow the Stop checks start through its production webhook and then stop through n8n's REST API. */
+export const STOP_WORKFLOW = { id: 'e2eHostileStopWh', path: 'e2e-stop' };
+
+function stopWorkflow(packageName: string, credential: { id: string; name: string }): WorkflowJson {
+	const hook = 'Webhook';
+	const search = 'Slow Museum Search';
+	return {
+		id: STOP_WORKFLOW.id,
+		name: 'e2e hostile: Stop',
+		active: false,
+		nodes: [
+			{
+				id: 'e2e-stop-hook',
+				name: hook,
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '5f1c2b8e-0e2d-4d6f-9b1a-e2e000000001',
+				parameters: { path: STOP_WORKFLOW.path, httpMethod: 'GET', responseMode: 'onReceived' },
+			},
+			{
+				id: 'e2e-stop-search',
+				name: search,
+				type: `${packageName}.museumObjectSearch`,
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { limit: 3, options: { timeout: 60000, maxAttempts: 3, maxRetryWait: 60 } },
+				credentials: { triptychApi: credential },
+			},
+		],
+		connections: { [hook]: { main: [[{ node: search, type: 'main', index: 0 }]] } },
+		settings: {},
+	} as unknown as WorkflowJson;
+}
+
+/** The hostile workflows as n8n imports them: Manual Trigger → one node of the package, and the Stop workflow. */
 export function hostileWorkflows(
 	packageName: string,
 	credentials: Record<'main' | 'quotesKeyed', { id: string; name: string }>,
 ): WorkflowJson[] {
-	return Object.values(HOSTILE_WORKFLOWS).map((w) => {
+	const single = Object.values(HOSTILE_WORKFLOWS).map((w) => {
 		const start = 'When clicking Execute';
 		const name = `Hostile ${w.nodeType}`;
 		return {
@@ -80,6 +115,92 @@ export function hostileWorkflows(
 			settings: {},
 		} as unknown as WorkflowJson;
 	});
+	return [...single, stopWorkflow(packageName, credentials.main)];
+}
+
+export interface StopRunner {
+	services: Services;
+	/** http://127.0.0.1:<port> of the running n8n */
+	base: string;
+	check(name: string, body: () => Promise<string[]>): Promise<boolean>;
+	rest(
+		method: string,
+		route: string,
+		body?: unknown,
+	): Promise<{ status: number; json: any; text: string }>;
+	reset(): void;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Stop, as the editor's Stop button does it (POST /rest/executions/:id/stop), while the node waits for an answer
+ * that trickles and while it waits out a Retry-After: the request must end and no retry may follow.
+ */
+export async function stopChecks(r: StopRunner): Promise<void> {
+	const { museum } = r.services;
+	const startAndStop = async () => {
+		const hook = await fetch(`${r.base}/webhook/${STOP_WORKFLOW.path}`, {
+			signal: AbortSignal.timeout(30_000),
+		});
+		expect(
+			hook.ok,
+			`the Stop workflow's webhook answered ${hook.status}: ${(await hook.text()).slice(0, 300)}`,
+		);
+		let id: string | undefined;
+		for (let i = 0; i < 100 && !id; i++) {
+			const filter = encodeURIComponent(JSON.stringify({ workflowId: STOP_WORKFLOW.id }));
+			const list = await r.rest('GET', `/rest/executions?filter=${filter}`);
+			const results = (list.json?.data?.results ?? list.json?.data ?? []) as Array<{
+				id: string;
+				status?: string;
+			}>;
+			id = results.find((e) => e.status === 'running' || e.status === 'new')?.id;
+			if (!id) await pause(100);
+		}
+		expect(id, 'no running execution of the Stop workflow appeared');
+		for (let i = 0; i < 100 && museum.requests.length === 0; i++) await pause(100);
+		expect(museum.requests.length > 0, 'the museum service got no request');
+		await pause(1500);
+		const stopAt = Date.now();
+		const stop = await r.rest('POST', `/rest/executions/${id}/stop`);
+		expect(stop.status === 200, `stop answered ${stop.status}: ${stop.text.slice(0, 300)}`);
+		return { id, stopAt, stopMs: Date.now() - stopAt };
+	};
+
+	await r.check(
+		'Stop: a request in flight (a trickling answer, Timeout 60 s) ends with the execution',
+		async () => {
+			r.reset();
+			museum.fail({ kind: 'trickle', intervalMs: 500 });
+			const { id, stopAt } = await startAndStop();
+			const request = museum.requests[0] as { clientGoneAt?: number };
+			for (let i = 0; i < 50 && !request.clientGoneAt; i++) await pause(100);
+			expect(request.clientGoneAt, 'n8n kept reading the trickling answer 5 s after Stop');
+			const after = request.clientGoneAt - stopAt;
+			expect(after <= 2000, `n8n hung up ${after} ms after Stop`);
+			return [
+				`execution ${id}: the service saw n8n hang up ${Math.max(0, after)} ms after the Stop request`,
+			];
+		},
+	);
+
+	await r.check(
+		'Stop: a retry wait (503, Retry-After 5 s) ends with the execution, no retry follows',
+		async () => {
+			r.reset();
+			museum.fail({ kind: 'status', status: 503, retryAfter: '5' });
+			const { id } = await startAndStop();
+			await pause(5000);
+			expect(
+				museum.requests.length === 1,
+				`${museum.requests.length} requests: a retry was sent after Stop`,
+			);
+			return [
+				`execution ${id}: stopped 1.5 s into a 5 s Retry-After; no retry reached the service in the next 5 s`,
+			];
+		},
+	);
 }
 
 export interface HostileRunner {

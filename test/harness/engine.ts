@@ -245,6 +245,12 @@ export interface RunOptions {
 	mode?: WorkflowExecuteMode;
 	/** Pinned output per node name (n8n's "pin data"): e.g. several input items for the trigger */
 	pinData?: Record<string, IDataObject[]>;
+	/**
+	 * Called as soon as the run has started, with `stop`: what n8n's Stop button does (cancels the engine's
+	 * PCancelable, which aborts the signal nodes get from getExecutionCancelSignal()). runWorkflow still waits for
+	 * the engine to really finish (the nodes to return), so a test can time how long that took after the stop.
+	 */
+	onStart?: (stop: () => void) => void;
 }
 
 export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}): Promise<RunResult> {
@@ -282,7 +288,11 @@ export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}):
 	});
 	let finished: (run: IRun) => void = () => {};
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (data) => finished(data));
+	let lastRun: IRun | undefined; // a stopped run calls the hook twice: at the stop, and when the engine is done
+	hooks.addHandler('workflowExecuteAfter', (data) => {
+		lastRun = data;
+		finished(data);
+	});
 
 	const start = spec.nodes.find((n) => {
 		const type = nodeTypes.getByNameAndVersion(n.type, n.typeVersion);
@@ -306,8 +316,11 @@ export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}):
 		},
 	});
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
-	await execute.processRunExecutionData(workflow);
-	const run = await done;
+	const execution = execute.processRunExecutionData(workflow);
+	options.onStart?.(() => execution.cancel());
+	await execution;
+	await done;
+	const run = lastRun!;
 
 	const runData = run.data.resultData.runData;
 	return {

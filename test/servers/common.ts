@@ -4,6 +4,14 @@
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
+import { RateLimit, TokenBucket } from './ratelimit';
+import {
+	RedirectFault,
+	RedirectStatus,
+	hostileFault,
+	isHostileFault,
+	redirectFault,
+} from './hostile';
 
 export interface RecordedRequest {
 	method: string;
@@ -13,6 +21,12 @@ export interface RecordedRequest {
 	body: string;
 	json?: unknown;
 	at: number;
+	/** Refused by the `rateLimit` mode (answered 429, not processed). */
+	rateLimited?: true;
+	/** The queued fault (or persistent `redirectAlways`) this request got, if any. */
+	fault?: Fault['kind'];
+	/** When the client closed the connection before a streamed hostile answer (trickle, oversized...) ended. */
+	clientGoneAt?: number;
 }
 
 export type Fault =
@@ -29,7 +43,18 @@ export type Fault =
 	| { kind: 'envelope'; status?: number; envStatus: 'fail' | 'error'; message: string }
 	| { kind: 'slow'; ms: number }
 	| { kind: 'reset' }
-	| { kind: 'echoHeaders'; status?: number };
+	| { kind: 'echoHeaders'; status?: number }
+	// Hostile answers (test/servers/hostile.ts); none of them is processed (no trigger delivery).
+	/** A redirect to `location` (absolute, or a path on this server); `keepQuery` appends the request's query. */
+	| RedirectFault
+	/** 200 + JSON headers at once, then a never-ending JSON string, a few bytes every intervalMs (cap maxMs, default 120 s). */
+	| { kind: 'trickle'; intervalMs: number; maxMs?: number }
+	/** content-encoding gzip: a small body that inflates to inflatedBytes (default 1 GiB), starting like a success envelope. */
+	| { kind: 'gzipBomb'; inflatedBytes?: number; contentType?: string }
+	/** A valid JSON 200 answer of about `bytes` (`data` default {info, records: []}), with content-length or chunked. */
+	| { kind: 'oversized'; bytes: number; chunked?: boolean; data?: unknown; contentType?: string }
+	/** content-length of a whole valid JSON answer, half of it sent, then the socket destroyed. */
+	| { kind: 'halfBody' };
 
 export interface BaseMode {
 	/** Every request gets 401, whatever key it carries. */
@@ -40,6 +65,16 @@ export interface BaseMode {
 	echoHeaders: boolean;
 	/** Hold each request (delayMs, or 50 ms when delayMs is 0) so `maxInFlight` shows client concurrency. */
 	concurrencyProbe: boolean;
+	/**
+	 * Token bucket, checked before anything else: without a token the request is answered 429
+	 * (Retry-After in whole seconds, at least 1) and not processed. A new object restarts the bucket full.
+	 */
+	rateLimit?: RateLimit;
+	/**
+	 * Every request (without a queued fault) is redirected: `{n}` in the location is replaced by a running number
+	 * (endless distinct hops); a fixed location to the same path makes a loop.
+	 */
+	redirectAlways?: { status: RedirectStatus; location: string; keepQuery?: boolean };
 }
 
 export interface TestServer<M extends BaseMode = BaseMode> {
@@ -53,6 +88,8 @@ export interface TestServer<M extends BaseMode = BaseMode> {
 	readonly mode: Readonly<M>;
 	/** Highest number of requests that were being handled at the same time. */
 	readonly maxInFlight: number;
+	/** Requests refused with 429 by the `rateLimit` mode (they are also in `requests`, flagged `rateLimited`). */
+	readonly rateLimited: number;
 	/** Clear requests, faults, modes (and service state such as deliveries). */
 	reset(): void;
 	close(): Promise<void>;
@@ -270,6 +307,9 @@ export async function createTestServer<M extends BaseMode>(
 	const timers = new Map<NodeJS.Timeout, () => void>();
 	let inFlight = 0; // requests of the current epoch (reset() starts a new one) being handled
 	let maxInFlight = 0;
+	let rateLimited = 0;
+	let redirects = 0;
+	let bucket: TokenBucket | undefined;
 	let epoch = 0;
 	let baseUrl = '';
 
@@ -282,7 +322,15 @@ export async function createTestServer<M extends BaseMode>(
 			timers.set(t, resolve);
 		});
 
+	/** 0 when the request may go on, else the Retry-After seconds of a 429. */
+	function rateLimitWait(): number {
+		if (!mode.rateLimit) return 0;
+		if (bucket?.limit !== mode.rateLimit) bucket = new TokenBucket(mode.rateLimit);
+		return bucket.take();
+	}
+
 	async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+		const wait = rateLimitWait(); // at arrival, before anything else
 		const body = await readBody(req);
 		const url = new URL(req.url ?? '/', baseUrl);
 		let parsed: unknown;
@@ -302,8 +350,34 @@ export async function createTestServer<M extends BaseMode>(
 			...(parsed !== undefined ? { json: parsed } : {}),
 			at: Date.now(),
 		};
+		if (wait > 0) {
+			rateLimited++;
+			requests.push({ ...recorded, rateLimited: true });
+			send(
+				res,
+				json(
+					429,
+					{ status: 'fail', data: null, message: 'Too many requests' },
+					{ 'retry-after': String(wait) },
+				),
+			);
+			return;
+		}
 		requests.push(recorded);
 		const fault = faults.shift();
+		if (fault) recorded.fault = fault.kind;
+
+		const hostile =
+			fault && isHostileFault(fault)
+				? fault
+				: !fault && mode.redirectAlways
+					? redirectFault(mode.redirectAlways, ++redirects)
+					: undefined;
+		if (hostile) {
+			recorded.fault = hostile.kind;
+			await hostileFault(hostile, { req, res, url, recorded });
+			return;
+		}
 
 		let reply = faultReply(fault, recorded);
 		if (!reply) {
@@ -365,6 +439,9 @@ export async function createTestServer<M extends BaseMode>(
 		get maxInFlight() {
 			return maxInFlight;
 		},
+		get rateLimited() {
+			return rateLimited;
+		},
 		reset() {
 			requests.length = 0;
 			faults.length = 0;
@@ -373,6 +450,9 @@ export async function createTestServer<M extends BaseMode>(
 			epoch++;
 			inFlight = 0;
 			maxInFlight = 0;
+			rateLimited = 0;
+			redirects = 0;
+			bucket = undefined;
 			setup.onReset?.();
 		},
 		close: () =>

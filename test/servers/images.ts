@@ -1,10 +1,12 @@
 /**
  * Image host: GET /images/<id>.png|.jpg -> a small valid generated image coloured by id;
- * /images/missing-*.<ext> -> 404; /images/huge-*.png -> a valid PNG of about `hugeBytes`.
+ * /images/missing-*.<ext> -> 404; /images/huge-*.png -> a valid PNG of about `hugeBytes`;
+ * /images/bomb-*.png -> a gzip bomb (content-encoding gzip, image/png) inflating to `bombBytes`.
  */
 import * as zlib from 'zlib';
 import { BaseMode, TestServer, createTestServer, failEnvelope } from './common';
 import { hash32, parseHex, rng, synthesizeColors } from './data';
+import { GIB, gzipBomb } from './hostile';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 	let c = n;
@@ -127,6 +129,8 @@ export function imageColor(id: string): [number, number, number] {
 export interface ImageHostOptions {
 	/** Approximate size of /images/huge-*.png. Default 8 MiB. */
 	hugeBytes?: number;
+	/** Inflated size of /images/bomb-*.png. Default 1 GiB. */
+	bombBytes?: number;
 }
 
 export interface ImageHost extends TestServer<BaseMode> {
@@ -156,7 +160,7 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
 	const hugeBytes = options.hugeBytes ?? 8 * 1024 * 1024;
 	const server = await createTestServer<BaseMode>({
 		requireKey: false,
-		handle({ req, url }) {
+		async handle({ req, url }) {
 			const m = /^\/images\/([A-Za-z0-9_-]+)\.(png|jpe?g)$/.exec(url.pathname);
 			if (!m || (req.method !== 'GET' && req.method !== 'HEAD'))
 				return failEnvelope(404, `No such image: ${url.pathname}`);
@@ -166,6 +170,14 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
 				'content-type': type,
 				'cache-control': 'public, max-age=3600',
 			});
+			if (ext === 'png' && id.startsWith('bomb-')) {
+				const body = await gzipBomb(options.bombBytes ?? GIB, 'png');
+				return {
+					status: 200,
+					headers: { ...headers('image/png'), 'content-encoding': 'gzip' },
+					body,
+				};
+			}
 			if (ext === 'png') {
 				const body = id.startsWith('huge-')
 					? hugePng(hugeBytes)

@@ -4,3 +4,5 @@ export * from './museum';
 export * from './trigger';
 export * from './quotes';
 export * from './images';
+export * from './ratelimit';
+export * from './hostile';

@@ -65,7 +65,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 
 	try {
 		let { url, method, qs, body } = spec;
-		const seen = new Set<string>();
+		const seen = new Set<string>([spec.url]);
 		for (let hop = 0; ; hop++) {
 			const pending = send({
 				url,
@@ -106,9 +106,11 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 						? 'other-origin'
 						: redirectedMethod(status, method) === undefined
 							? `with HTTP ${status}, which would turn the ${method} into a GET without its body`
-							: hop >= MAX_REDIRECTS || seen.has(next.href)
-								? `in a loop (more than ${MAX_REDIRECTS} redirects, last to ${next.pathname})`
-								: undefined;
+							: seen.has(next.href)
+								? `in a loop (back to ${next.pathname}${next.search})`
+								: hop >= MAX_REDIRECTS
+									? `more than ${MAX_REDIRECTS} times (last to ${next.pathname})`
+									: undefined;
 				if (problem) return redirectFailure(problem, status, next?.href ?? location);
 				seen.add(next!.href);
 				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;

@@ -80,10 +80,12 @@ export async function readBody(
 			chunks.push(piece);
 		};
 		const onEnd = () => finish();
-		const onError = (error: unknown) => finish(broken(error));
+		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
+		// the deadline or Stop, not a broken transfer
+		const onError = (error: unknown) => finish(signal.aborted ? abortReason() : broken(error));
 		// 'close' without 'end': the connection went away mid-body
 		const onClose = () => {
-			if (!stream.readableEnded) finish(broken(undefined));
+			if (!stream.readableEnded) finish(signal.aborted ? abortReason() : broken(undefined));
 		};
 		const onAbort = () => finish(abortReason());
 		stream.on('data', onData);

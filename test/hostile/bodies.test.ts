@@ -1,0 +1,250 @@
+/**
+ * Hostile answer bodies through n8n's engine, for each node: a trickle that never ends (Timeout covers the whole
+ * answer), a gzip bomb (Max Response Size counts inflated bytes; memory stays bounded), an oversized plain body
+ * (declared or chunked), and a body cut in half (retried for GETs, not for a POST without an Idempotency Key).
+ */
+import { GIB, MIB, gzipBomb } from '../servers';
+import {
+	type AllServices,
+	KINDS,
+	type Kind,
+	NODE,
+	items,
+	runNode,
+	serverOf,
+	startServices,
+	until,
+} from './setup';
+
+jest.setTimeout(15_000);
+
+let s: AllServices;
+beforeAll(async () => {
+	s = await startServices();
+	await gzipBomb(256 * MIB); // built once, outside the timed tests
+	void gzipBomb(GIB); // ~3 s on zlib's thread pool, while the trickle tests wait
+});
+afterAll(() => s.stop());
+beforeEach(() => s.reset());
+
+const NAME: Record<Kind, string> = {
+	museum: 'museum service',
+	quotes: 'quotes service',
+	trigger: 'trigger service',
+};
+const FAST = { retryDelay: 5, maxRetryWait: 5 };
+const GETS: Kind[] = ['museum', 'quotes'];
+
+describe('trickle: an answer that never ends', () => {
+	// Without the key, n8n hands the attempt's abort signal to its HTTP client, which destroys the body first:
+	// the node must still report the real reason (the deadline or Stop), not a broken transfer.
+	test('quotes without the key ("Send API Key to Quotes Service" off), Timeout 1000: says Timeout', async () => {
+		s.quotes.fail({ kind: 'trickle', intervalMs: 50 });
+		const result = await runNode(s, 'quotes', {
+			options: { ...FAST, timeout: 1000, maxAttempts: 1 },
+			credentials: { sendKeyToQuotes: false },
+		});
+		expect(result.ms).toBeLessThan(2000);
+		expect(s.quotes.requests).toHaveLength(1);
+		expect(s.quotes.requests[0].headers.authorization).toBeUndefined();
+		expect(result.error(NODE)!.message).toBe(
+			'The quotes service did not answer in full within the Timeout (1 s) [item 0]',
+		);
+	});
+
+	test.each(KINDS)(
+		'%s, Timeout 1000, Max Attempts 1: fails within Timeout + 1 s; the client hung up in time',
+		async (kind) => {
+			const server = serverOf(s, kind);
+			server.fail({ kind: 'trickle', intervalMs: 50 });
+			const result = await runNode(s, kind, {
+				options: { ...FAST, timeout: 1000, maxAttempts: 1 },
+			});
+			const error = result.error(NODE)!;
+			expect(error.message).toBe(
+				`The ${NAME[kind]} did not answer in full within the Timeout (1 s) [item 0]`,
+			);
+			expect(result.ms).toBeGreaterThanOrEqual(950);
+			expect(result.ms).toBeLessThan(2000);
+			expect(server.requests).toHaveLength(1);
+			await until(() => server.requests[0].clientGoneAt !== undefined, 1000);
+			const gone = server.requests[0].clientGoneAt! - server.requests[0].at;
+			expect(gone).toBeGreaterThanOrEqual(900);
+			expect(gone).toBeLessThan(2000);
+			expect(s.trigger.deliveries).toHaveLength(0);
+		},
+	);
+
+	test.each(GETS)(
+		'%s GET, Max Attempts 2: two requests, ends within 2 × Timeout + backoff',
+		async (kind) => {
+			const server = serverOf(s, kind);
+			server.fail({ kind: 'trickle', intervalMs: 50 }, { kind: 'trickle', intervalMs: 50 });
+			const result = await runNode(s, kind, {
+				options: { timeout: 1000, maxAttempts: 2, retryDelay: 100, maxRetryWait: 5 },
+			});
+			const error = result.error(NODE)!;
+			expect(error.message).toBe(
+				`The ${NAME[kind]} did not answer in full within the Timeout (1 s) [item 0]`,
+			);
+			expect(error.description).toContain('gave up after 2 attempts');
+			expect(server.requests).toHaveLength(2);
+			expect(result.ms).toBeGreaterThanOrEqual(2000);
+			expect(result.ms).toBeLessThan(2 * 1000 + 200 + 1000);
+			await until(() => server.requests.every((r) => r.clientGoneAt !== undefined), 1000);
+		},
+	);
+
+	test('Fire Automation without an Idempotency Key: a timeout is not retried (it may have fired)', async () => {
+		s.trigger.fail({ kind: 'trickle', intervalMs: 50 });
+		const result = await runNode(s, 'trigger', { options: { ...FAST, timeout: 1000 } });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			'The trigger service did not answer in full within the Timeout (1 s) [item 0]',
+		);
+		expect(error.description).toContain('The node did not retry: without an Idempotency Key');
+		expect(s.trigger.requests).toHaveLength(1);
+		expect(result.ms).toBeLessThan(2000);
+	});
+});
+
+/** Samples the process's RSS every 5 ms while `run` runs: the growth at the peak and at the end. */
+async function rssDuring<T>(run: () => Promise<T>) {
+	global.gc?.();
+	const before = process.memoryUsage().rss;
+	let peak = before;
+	const timer = setInterval(() => {
+		peak = Math.max(peak, process.memoryUsage().rss);
+	}, 5);
+	try {
+		const value = await run();
+		peak = Math.max(peak, process.memoryUsage().rss);
+		return { value, peakGrowth: peak - before, growth: process.memoryUsage().rss - before };
+	} finally {
+		clearInterval(timer);
+	}
+}
+
+describe('gzip bomb', () => {
+	test.each(KINDS)(
+		'%s, 256 MiB inflated: too large at 16 MB, one request, memory bounded',
+		async (kind) => {
+			const server = serverOf(s, kind);
+			server.fail({ kind: 'gzipBomb', inflatedBytes: 256 * MIB });
+			const { value: result, peakGrowth } = await rssDuring(() => runNode(s, kind));
+			const error = result.error(NODE)!;
+			expect(error.message).toBe(
+				`The ${NAME[kind]}'s answer is larger than the Max Response Size (16 MB); it was not read further [item 0]`,
+			);
+			expect(error.description).toContain('It was not retried');
+			expect(server.requests).toHaveLength(1);
+			expect(peakGrowth).toBeLessThan(200 * MIB);
+			expect(result.ms).toBeLessThan(5000);
+			expect(s.trigger.deliveries).toHaveLength(0);
+		},
+	);
+
+	test('museum, 1 GiB inflated (default Max Response Size): same error, memory bounded, fast', async () => {
+		await gzipBomb(GIB); // ~3 s to build, once
+		s.museum.fail({ kind: 'gzipBomb' });
+		const { value: result, peakGrowth } = await rssDuring(() => runNode(s, 'museum'));
+		expect(result.error(NODE)!.message).toContain('larger than the Max Response Size (16 MB)');
+		expect(s.museum.requests).toHaveLength(1);
+		expect(peakGrowth).toBeLessThan(200 * MIB);
+		expect(result.ms).toBeLessThan(3000);
+	});
+});
+
+/** A small valid answer of each service, for the padded (oversized) body. */
+const DATA: Record<Kind, unknown> = {
+	museum: {
+		info: { totalrecords: 1, pages: 1, page: 1 },
+		records: [{ objectid: 7, title: 'A Very Large Answer' }],
+	},
+	quotes: [{ _id: 'big', name: 'Big', slug: 'big', quoteCount: 1 }],
+	trigger: { event: 'hostile', id: 'big-1', duplicate: false },
+};
+
+describe('oversized plain answer (20 MB)', () => {
+	const cases = KINDS.flatMap((kind) => [false, true].map((chunked) => [kind, chunked] as const));
+
+	test.each(cases)('%s, chunked %s: too large at 16 MB, one request', async (kind, chunked) => {
+		const server = serverOf(s, kind);
+		server.fail({ kind: 'oversized', bytes: 20 * MIB, chunked, data: DATA[kind] });
+		const result = await runNode(s, kind, { options: FAST });
+		expect(result.error(NODE)!.message).toBe(
+			`The ${NAME[kind]}'s answer is larger than the Max Response Size (16 MB); it was not read further [item 0]`,
+		);
+		expect(server.requests).toHaveLength(1);
+		expect(result.ms).toBeLessThan(3000);
+		expect(s.trigger.deliveries).toHaveLength(0);
+	});
+
+	test.each(cases)(
+		'%s, chunked %s, 17 MB with Max Response Size 32: read whole and mapped',
+		async (kind, chunked) => {
+			const server = serverOf(s, kind);
+			server.fail({ kind: 'oversized', bytes: 17 * MIB, chunked, data: DATA[kind] });
+			const result = await runNode(s, kind, { options: { ...FAST, maxResponseSize: 32 } });
+			expect(result.error(NODE)).toBeUndefined();
+			const out = items(result);
+			expect(out).toHaveLength(1);
+			if (kind === 'museum') expect(out[0]).toMatchObject({ title: 'A Very Large Answer' });
+			if (kind === 'quotes') expect(out[0]).toMatchObject({ name: 'Big' });
+			if (kind === 'trigger') expect(out[0]).toMatchObject({ event: 'hostile', id: 'big-1' });
+			expect(server.requests).toHaveLength(1);
+			expect(server.requests[0].clientGoneAt).toBeUndefined();
+		},
+	);
+});
+
+describe('half a body, then the connection drops', () => {
+	test.each(GETS)(
+		'%s GET: retried (default Max Attempts 3), then the real answer',
+		async (kind) => {
+			const server = serverOf(s, kind);
+			server.fail({ kind: 'halfBody' });
+			const result = await runNode(s, kind, { options: FAST });
+			expect(result.error(NODE)).toBeUndefined();
+			expect(items(result)).toHaveLength(3);
+			expect(server.requests).toHaveLength(2);
+		},
+	);
+
+	test.each(KINDS)('%s, Max Attempts 1: "cut off", one request', async (kind) => {
+		const server = serverOf(s, kind);
+		server.fail({ kind: 'halfBody' });
+		const result = await runNode(s, kind, { options: { ...FAST, maxAttempts: 1 } });
+		expect(result.error(NODE)!.message).toBe(
+			`The ${NAME[kind]}'s answer was cut off: the transfer broke before the end [item 0]`,
+		);
+		expect(server.requests).toHaveLength(1);
+	});
+
+	test('Fire Automation without an Idempotency Key: one request, not retried, and the error says why', async () => {
+		s.trigger.fail({ kind: 'halfBody' });
+		const result = await runNode(s, 'trigger', { options: FAST });
+		const error = result.error(NODE)!;
+		expect(error.message).toBe(
+			"The trigger service's answer was cut off: the transfer broke before the end [item 0]",
+		);
+		expect(error.description).toContain('the service may have acted on it already');
+		expect(error.description).toContain('The node did not retry: without an Idempotency Key');
+		expect(s.trigger.requests).toHaveLength(1);
+		expect(s.trigger.deliveries).toHaveLength(0);
+	});
+
+	test('Fire Automation with an Idempotency Key: retried, delivered once', async () => {
+		s.trigger.fail({ kind: 'halfBody' });
+		const result = await runNode(s, 'trigger', { options: { ...FAST, idempotency: 'auto' } });
+		expect(result.error(NODE)).toBeUndefined();
+		expect(items(result)).toEqual([
+			expect.objectContaining({ event: 'hostile', duplicate: false }),
+		]);
+		expect(s.trigger.requests).toHaveLength(2);
+		expect(s.trigger.requests[1].headers['idempotency-key']).toBe(
+			s.trigger.requests[0].headers['idempotency-key'],
+		);
+		expect(s.trigger.deliveries).toHaveLength(1);
+	});
+});

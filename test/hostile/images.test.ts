@@ -1,0 +1,112 @@
+/**
+ * Museum Object Search, Download Images, against a hostile image host: an image larger than Max Image Size, a
+ * gzip-bombed image (inflated bytes count; memory stays bounded) and an image that trickles past the Timeout.
+ * (The redirect of an image to a CDN on another origin is in redirects.test.ts.)
+ */
+import { MIB, gzipBomb } from '../servers';
+import { type AllServices, NODE, runNode, startServices } from './setup';
+
+jest.setTimeout(15_000);
+
+let s: AllServices;
+beforeAll(async () => {
+	s = await startServices();
+	await gzipBomb(256 * MIB, 'png');
+});
+afterAll(() => s.stop());
+beforeEach(() => s.reset());
+
+const FAST = { retryDelay: 5, maxRetryWait: 5 };
+
+/** The museum's next answer: one record linking `url`. */
+function linkImage(url: string) {
+	s.museum.fail({
+		kind: 'status',
+		status: 200,
+		body: {
+			status: 'success',
+			data: {
+				info: { totalrecords: 1, pages: 1 },
+				records: [{ objectid: 1, title: 'One', primaryimageurl: url }],
+			},
+			message: 'OK',
+		},
+	});
+}
+
+async function rssPeakDuring<T>(run: () => Promise<T>) {
+	const before = process.memoryUsage().rss;
+	let peak = before;
+	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+	try {
+		return { value: await run(), peakGrowth: Math.max(peak, process.memoryUsage().rss) - before };
+	} finally {
+		clearInterval(timer);
+	}
+}
+
+test('an image larger than Max Image Size: refused, one request, no key sent', async () => {
+	const url = `${s.images.url}/images/huge-1.png`;
+	linkImage(url);
+	const result = await runNode(s, 'museum', {
+		options: FAST,
+		params: { downloadImages: true, maxImageSize: 2 },
+	});
+	expect(result.error(NODE)!.message).toBe(
+		`Could not download the image of object 1 from ${url}: the image is larger than the Max Image Size (2 MB) [item 0]`,
+	);
+	expect(s.images.requests).toHaveLength(1);
+	expect(s.images.authorizationSeen).toBe(false);
+});
+
+test('a gzip-bombed image (256 MiB inflated): refused at the default 25 MB, one request, memory bounded', async () => {
+	const url = `${s.images.url}/images/bomb-1.png`;
+	linkImage(url);
+	const { value: result, peakGrowth } = await rssPeakDuring(() =>
+		runNode(s, 'museum', { options: FAST, params: { downloadImages: true } }),
+	);
+	expect(result.error(NODE)!.message).toBe(
+		`Could not download the image of object 1 from ${url}: the image is larger than the Max Image Size (25 MB) [item 0]`,
+	);
+	expect(s.images.requests).toHaveLength(1);
+	expect(peakGrowth).toBeLessThan(200 * MIB);
+	expect(result.ms).toBeLessThan(5000);
+});
+
+test('a gzip-bombed image as a queued fault, with a declared oversized image behind it', async () => {
+	const url = `${s.images.url}/images/7.png`;
+	linkImage(url);
+	s.images.fail({ kind: 'gzipBomb', inflatedBytes: 256 * MIB, contentType: 'image/png' });
+	const result = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
+	expect(result.error(NODE)!.message).toContain(
+		'the image is larger than the Max Image Size (25 MB)',
+	);
+	expect(s.images.requests).toHaveLength(1);
+
+	s.reset();
+	linkImage(url);
+	s.images.fail({ kind: 'oversized', bytes: 30 * MIB, contentType: 'image/png' });
+	const declared = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
+	expect(declared.error(NODE)!.message).toContain(
+		'the image is larger than the Max Image Size (25 MB)',
+	);
+	expect(s.images.requests).toHaveLength(1);
+	expect(declared.ms).toBeLessThan(3000);
+});
+
+// Without the key, n8n hands the attempt's abort signal to its HTTP client, which destroys the body first:
+// the node must still report the real reason (the deadline or Stop), not a broken transfer.
+test('an image that trickles: Timeout covers the download (and says so)', async () => {
+	const url = `${s.images.url}/images/7.png`;
+	linkImage(url);
+	s.images.fail({ kind: 'trickle', intervalMs: 50 });
+	const result = await runNode(s, 'museum', {
+		options: { ...FAST, timeout: 1000, maxAttempts: 1 },
+		params: { downloadImages: true },
+	});
+	expect(result.error(NODE)!.message).toBe(
+		`Could not download the image of object 1 from ${url}: the image did not arrive in full within the Timeout (1000 ms) [item 0]`,
+	);
+	expect(result.ms).toBeLessThan(2000);
+	expect(s.images.requests).toHaveLength(1);
+});

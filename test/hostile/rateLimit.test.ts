@@ -1,0 +1,94 @@
+/** The servers' `rateLimit` mode (token bucket) over real sockets, and the bucket itself with a fake clock. */
+import { TokenBucket, TriggerServer, startQuotesServer, startTriggerServer } from '../servers';
+
+const KEY = 'test-key-123';
+
+describe('TokenBucket', () => {
+	test('a burst, then refusals with the wait in whole seconds, then refill', () => {
+		let t = 0;
+		const bucket = new TokenBucket({ perSecond: 2, burst: 3 }, () => t);
+		expect([bucket.take(), bucket.take(), bucket.take()]).toEqual([0, 0, 0]);
+		expect(bucket.take()).toBe(1); // next token in 500 ms -> 1 s
+		t = 499;
+		expect(bucket.take()).toBe(1);
+		t = 500;
+		expect(bucket.take()).toBe(0);
+		t = 10_000; // long quiet: back to burst, not more
+		expect([0, 1, 2, 3].map(() => bucket.take())).toEqual([0, 0, 0, 1]);
+	});
+
+	test('slow refill rounds the wait up', () => {
+		let t = 0;
+		const bucket = new TokenBucket({ perSecond: 0.25, burst: 1 }, () => t);
+		expect(bucket.take()).toBe(0);
+		expect(bucket.take()).toBe(4);
+		t = 1500;
+		expect(bucket.take()).toBe(3); // 2.5 s left
+	});
+});
+
+describe('rateLimit mode', () => {
+	let trigger: TriggerServer;
+	beforeAll(async () => {
+		trigger = await startTriggerServer();
+	});
+	afterAll(() => trigger.close());
+	beforeEach(() => trigger.reset());
+
+	const fire = () =>
+		fetch(`${trigger.url}/trigger/ping`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+			body: '{"q":"x"}',
+		});
+
+	test('burst passes, the rest get 429 + Retry-After, are counted and not delivered', async () => {
+		trigger.setMode({ rateLimit: { perSecond: 1, burst: 2 } });
+		const answers = [];
+		for (let i = 0; i < 4; i++) answers.push(await fire());
+		expect(answers.map((r) => r.status)).toEqual([200, 200, 429, 429]);
+		expect(answers[2].headers.get('retry-after')).toBe('1');
+		expect(await answers[3].json()).toEqual({
+			status: 'fail',
+			data: null,
+			message: 'Too many requests',
+		});
+		expect(trigger.rateLimited).toBe(2);
+		expect(trigger.deliveries).toHaveLength(2);
+		expect(trigger.requests.filter((r) => r.rateLimited)).toHaveLength(2);
+		trigger.reset();
+		expect(trigger.rateLimited).toBe(0);
+		expect(trigger.mode.rateLimit).toBeUndefined();
+	});
+
+	test('a refused request does not use up a queued fault', async () => {
+		trigger.setMode({ rateLimit: { perSecond: 1, burst: 1 } });
+		expect((await fire()).status).toBe(200);
+		trigger.fail({ kind: 'status', status: 503 });
+		expect((await fire()).status).toBe(429);
+		expect(trigger.faults).toHaveLength(1);
+	});
+
+	test('tokens refill over time', async () => {
+		trigger.setMode({ rateLimit: { perSecond: 20, burst: 1 } });
+		expect((await fire()).status).toBe(200);
+		expect((await fire()).status).toBe(429);
+		await new Promise((r) => setTimeout(r, 80));
+		expect((await fire()).status).toBe(200);
+		expect(trigger.deliveries).toHaveLength(2);
+	});
+
+	test('works on the other services too (quotes)', async () => {
+		const quotes = await startQuotesServer();
+		try {
+			quotes.setMode({ rateLimit: { perSecond: 0.5, burst: 1 } });
+			expect((await fetch(`${quotes.url}/tags`)).status).toBe(200);
+			const refused = await fetch(`${quotes.url}/tags`);
+			expect(refused.status).toBe(429);
+			expect(refused.headers.get('retry-after')).toBe('2');
+			expect(quotes.rateLimited).toBe(1);
+		} finally {
+			await quotes.close();
+		}
+	});
+});

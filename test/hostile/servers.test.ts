@@ -1,0 +1,211 @@
+/** The hostile faults and the key catcher themselves, over real sockets (Node's http and fetch, no n8n). */
+import * as http from 'http';
+import * as zlib from 'zlib';
+
+import {
+	DEFAULT_API_KEY,
+	type KeyCatcher,
+	MIB,
+	TINY_PNG,
+	type TriggerServer,
+	gzipBomb,
+	startKeyCatcher,
+	startTriggerServer,
+} from '../servers';
+
+jest.setTimeout(15_000);
+
+const KEY = DEFAULT_API_KEY;
+let trigger: TriggerServer;
+let catcher: KeyCatcher;
+beforeAll(async () => {
+	trigger = await startTriggerServer();
+	catcher = await startKeyCatcher();
+});
+afterAll(async () => {
+	await trigger.close();
+	await catcher.close();
+});
+beforeEach(() => {
+	trigger.reset();
+	catcher.reset();
+});
+
+/** A raw GET/POST that does not follow redirects nor decompress: status, headers and the body bytes. */
+function raw(
+	url: string,
+	method = 'POST',
+	body = '{}',
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; error?: Error }> {
+	return new Promise((resolve, reject) => {
+		const req = http.request(
+			url,
+			{ method, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } },
+			(res) => {
+				const chunks: Buffer[] = [];
+				res.on('data', (c: Buffer) => chunks.push(c));
+				const done = (error?: Error) =>
+					resolve({
+						status: res.statusCode!,
+						headers: res.headers,
+						body: Buffer.concat(chunks),
+						error,
+					});
+				res.on('end', () => done());
+				res.on('error', (e) => done(e));
+				res.on('aborted', () => done(new Error('aborted')));
+			},
+		);
+		req.on('error', reject);
+		req.end(method === 'GET' ? undefined : body);
+	});
+}
+
+describe('redirect', () => {
+	test('queued: status and Location (keepQuery appends the query); not a delivery', async () => {
+		trigger.fail(
+			{ kind: 'redirect', status: 307, location: '/moved/trigger/a', keepQuery: true },
+			{ kind: 'redirect', status: 302, location: 'http://example.test/x' },
+		);
+		const first = await raw(`${trigger.url}/trigger/a?q=1&limit=2`);
+		expect(first.status).toBe(307);
+		expect(first.headers.location).toBe('/moved/trigger/a?q=1&limit=2');
+		const second = await raw(`${trigger.url}/trigger/a`);
+		expect(second.status).toBe(302);
+		expect(second.headers.location).toBe('http://example.test/x');
+		expect(trigger.requests.map((r) => r.fault)).toEqual(['redirect', 'redirect']);
+		expect(trigger.deliveries).toHaveLength(0);
+		expect((await raw(`${trigger.url}/trigger/a`)).status).toBe(200);
+		expect(trigger.deliveries).toHaveLength(1);
+	});
+
+	test('redirectAlways: every request, {n} numbers the hops; a queued fault goes first', async () => {
+		trigger.setMode({ redirectAlways: { status: 308, location: '/hop/{n}' } });
+		trigger.fail({ kind: 'status', status: 503 });
+		expect((await raw(`${trigger.url}/trigger/a`)).status).toBe(503);
+		expect((await raw(`${trigger.url}/trigger/a`)).headers.location).toBe('/hop/1');
+		expect((await raw(`${trigger.url}/hop/1`)).headers.location).toBe('/hop/2');
+		expect(trigger.deliveries).toHaveLength(0);
+		trigger.reset();
+		expect((await raw(`${trigger.url}/trigger/a`)).status).toBe(200);
+	});
+});
+
+describe('trickle', () => {
+	test('headers at once, a few bytes per interval, the client’s hang-up recorded', async () => {
+		trigger.fail({ kind: 'trickle', intervalMs: 20 });
+		const controller = new AbortController();
+		const started = Date.now();
+		const res = await fetch(`${trigger.url}/trigger/a`, {
+			method: 'POST',
+			signal: controller.signal,
+		});
+		expect(res.status).toBe(200);
+		expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+		expect(Date.now() - started).toBeLessThan(500);
+		const reader = res.body!.getReader();
+		let text = '';
+		while (text.length < 80) text += Buffer.from((await reader.read()).value!).toString();
+		expect(text).toMatch(/^\{"status":"success","data":\{.*"title":"(abcd)+/);
+		controller.abort();
+		const t = Date.now();
+		while (trigger.requests[0].clientGoneAt === undefined && Date.now() - t < 2000)
+			await new Promise((r) => setTimeout(r, 5));
+		expect(trigger.requests[0].clientGoneAt! - t).toBeLessThan(500);
+		expect(trigger.deliveries).toHaveLength(0);
+	});
+
+	test('ends the JSON after maxMs', async () => {
+		trigger.fail({ kind: 'trickle', intervalMs: 10, maxMs: 100 });
+		const res = await raw(`${trigger.url}/trigger/a`);
+		const json = JSON.parse(res.body.toString()) as { data: { records: Array<{ title: string }> } };
+		expect(json.data.records[0].title).toMatch(/^(abcd)+$/);
+		expect(trigger.requests[0].clientGoneAt).toBeUndefined();
+	});
+});
+
+describe('gzipBomb', () => {
+	test('small on the wire, inflates to exactly inflatedBytes of a success envelope', async () => {
+		trigger.fail({ kind: 'gzipBomb', inflatedBytes: 8 * MIB });
+		const res = await raw(`${trigger.url}/trigger/a`);
+		expect(res.headers['content-encoding']).toBe('gzip');
+		expect(res.headers['content-type']).toMatch(/^application\/json/);
+		expect(res.body.length).toBeLessThan(64 * 1024);
+		expect(Number(res.headers['content-length'])).toBe(res.body.length);
+		const inflated = zlib.gunzipSync(res.body);
+		expect(inflated.length).toBe(8 * MIB);
+		const text = inflated.toString();
+		expect(text.startsWith('{"status":"success","data":{')).toBe(true);
+		expect(JSON.parse(text).status).toBe('success');
+		expect(trigger.deliveries).toHaveLength(0);
+	});
+
+	test('built once per size (cached), an image kind starts like a PNG', async () => {
+		expect(gzipBomb(2 * MIB)).toBe(gzipBomb(2 * MIB));
+		const png = zlib.gunzipSync(await gzipBomb(2 * MIB, 'png'));
+		expect(png.length).toBe(2 * MIB);
+		expect(png.subarray(0, 4)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+	});
+});
+
+describe('oversized', () => {
+	test('valid JSON of the size asked, with content-length', async () => {
+		trigger.fail({ kind: 'oversized', bytes: 3 * MIB, data: { a: 1 } });
+		const res = await raw(`${trigger.url}/trigger/a`);
+		expect(res.body.length).toBe(3 * MIB);
+		expect(res.headers['content-length']).toBe(String(3 * MIB));
+		expect(JSON.parse(res.body.toString())).toMatchObject({ status: 'success', data: { a: 1 } });
+	});
+
+	test('chunked: no content-length', async () => {
+		trigger.fail({ kind: 'oversized', bytes: 3 * MIB, chunked: true });
+		const res = await raw(`${trigger.url}/trigger/a`);
+		expect(res.headers['content-length']).toBeUndefined();
+		expect(res.headers['transfer-encoding']).toBe('chunked');
+		expect(res.body.length).toBe(3 * MIB);
+		expect(JSON.parse(res.body.toString()).data.records).toEqual([]);
+	});
+});
+
+describe('halfBody', () => {
+	test('declares the whole length, sends half, drops the connection; not a delivery', async () => {
+		trigger.fail({ kind: 'halfBody' });
+		const res = await raw(`${trigger.url}/trigger/a`);
+		expect(res.error).toBeDefined();
+		expect(res.body.length).toBe(Math.floor(Number(res.headers['content-length']) / 2));
+		expect(trigger.deliveries).toHaveLength(0);
+		expect(trigger.requests[0].clientGoneAt).toBeUndefined();
+	});
+});
+
+describe('key catcher', () => {
+	test('counts requests carrying the key anywhere; answers a plausible empty page or a PNG', async () => {
+		const plain = await fetch(`${catcher.url}/object?q=x`);
+		expect(await plain.json()).toEqual({
+			status: 'success',
+			data: { info: { pages: 0 }, records: [] },
+			message: 'OK',
+		});
+		expect(catcher.sawKey).toBe(0);
+		await fetch(`${catcher.url}/a`, { headers: { authorization: 'Basic abc' } });
+		await fetch(`${catcher.url}/b?apikey=${KEY}`);
+		await fetch(`${catcher.url}/c`, { headers: { 'x-api-key': KEY } });
+		await fetch(`${catcher.url}/d`, { method: 'POST', body: JSON.stringify({ key: KEY }) });
+		await fetch(`${catcher.url}/e?note=${encodeURIComponent(`k ${KEY}`)}`);
+		const image = await fetch(`${catcher.url}/cdn/1.png`);
+		expect(image.headers.get('content-type')).toBe('image/png');
+		expect(Buffer.from(await image.arrayBuffer())).toEqual(TINY_PNG);
+		expect(catcher.requests).toHaveLength(7);
+		expect(catcher.requests.map((r) => r.hadKey)).toEqual([
+			false,
+			true,
+			true,
+			true,
+			true,
+			true,
+			false,
+		]);
+		expect(catcher.sawKey).toBe(5);
+		expect(new URL(catcher.url).port).not.toBe(new URL(trigger.url).port);
+	});
+});

@@ -1,0 +1,169 @@
+/**
+ * Shared set-up of the hostile-service tests: one server per service plus an image host and a key catcher (another
+ * origin), credentials pointing at all three services (the key also sent to Quotes), and a one-node workflow per
+ * node run through n8n's engine.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	chain,
+	loadPackage,
+	manualTrigger,
+	node,
+	runWorkflow,
+	type RunResult,
+} from '../harness/engine';
+import {
+	DEFAULT_API_KEY,
+	type ImageHost,
+	type KeyCatcher,
+	type MuseumServer,
+	type QuotesServer,
+	type TestServer,
+	type TriggerServer,
+	loadMuseumRecords,
+	startImageHost,
+	startKeyCatcher,
+	startMuseumServer,
+	startQuotesServer,
+	startTriggerServer,
+} from '../servers';
+
+export const KEY = DEFAULT_API_KEY;
+export const START = 'When clicking Execute';
+export const NODE = 'Node';
+
+export interface Services {
+	museum: MuseumServer;
+	quotes: QuotesServer;
+	trigger: TriggerServer;
+	images: ImageHost;
+	catcher: KeyCatcher;
+}
+
+export type Kind = 'museum' | 'quotes' | 'trigger';
+export const KINDS: Kind[] = ['museum', 'quotes', 'trigger'];
+export const LABEL: Record<Kind, string> = {
+	museum: 'Museum URL',
+	quotes: 'Quotes URL',
+	trigger: 'Trigger URL',
+};
+
+/** Starts every server; call in beforeAll, and `stop` in afterAll. */
+export async function startServices(): Promise<
+	Services & { stop(): Promise<void>; reset(): void }
+> {
+	const images = await startImageHost({ hugeBytes: 6 * 1024 * 1024, bombBytes: 256 * 1024 * 1024 });
+	const services: Services = {
+		images,
+		museum: await startMuseumServer({
+			records: loadMuseumRecords({ source: 'fixture' }),
+			imageBaseUrl: images.url,
+		}),
+		// the key is sent to Quotes ("Send API Key to Quotes Service" on), and the server insists on it
+		quotes: await startQuotesServer({ envelope: true, requireKey: true }),
+		trigger: await startTriggerServer(),
+		catcher: await startKeyCatcher(),
+	};
+	await loadPackage();
+	const all = {
+		...services,
+		reset() {
+			for (const s of [services.museum, services.quotes, services.trigger, services.images])
+				s.reset();
+			services.catcher.reset();
+		},
+		async stop() {
+			await Promise.all([
+				services.museum.close(),
+				services.quotes.close(),
+				services.trigger.close(),
+				services.images.close(),
+				services.catcher.close(),
+			]);
+		},
+	};
+	// warm up (the first run of a node loads and compiles it): timings below measure the transport only
+	for (const kind of KINDS) await runNode(all, kind);
+	all.reset();
+	return all;
+}
+
+export type AllServices = Awaited<ReturnType<typeof startServices>>;
+
+export function serverOf(s: Services, kind: Kind): TestServer {
+	return s[kind] as TestServer;
+}
+
+/** The node's own parameters for a simple call (museum: 3 records; quotes: 3 tags; trigger: event "hostile"). */
+export function paramsOf(
+	kind: Kind,
+	options: IDataObject = {},
+	extra: IDataObject = {},
+): IDataObject {
+	switch (kind) {
+		case 'museum':
+			return { limit: 3, options, ...extra };
+		case 'quotes':
+			return { limit: 3, options, ...extra };
+		case 'trigger':
+			return { event: 'hostile', options, ...extra };
+	}
+}
+
+const TYPE: Record<Kind, string> = {
+	museum: 'museumObjectSearch',
+	quotes: 'quoteTags',
+	trigger: 'triggerCall',
+};
+
+export interface RunNodeOptions {
+	options?: IDataObject;
+	params?: IDataObject;
+	/** Node settings, e.g. { continueOnFail: true } */
+	extra?: IDataObject;
+	onStart?: (stop: () => void) => void;
+	/** Credential fields over the defaults (all three URLs, key sent to Quotes) */
+	credentials?: IDataObject;
+}
+
+/** Runs Manual Trigger → the node through n8n's engine; returns the result and the elapsed ms. */
+export async function runNode(
+	s: Services,
+	kind: Kind,
+	opts: RunNodeOptions = {},
+): Promise<RunResult & { ms: number }> {
+	const wf = chain(
+		manualTrigger(START),
+		node(TYPE[kind], NODE, paramsOf(kind, opts.options, opts.params), opts.extra ?? {}),
+	);
+	const started = Date.now();
+	const result = await runWorkflow(wf, {
+		credentials: {
+			triptychApi: {
+				apiKey: KEY,
+				museumUrl: s.museum.url,
+				quotesUrl: s.quotes.url,
+				triggerUrl: s.trigger.url,
+				sendKeyToQuotes: true,
+				...opts.credentials,
+			},
+		},
+		onStart: opts.onStart,
+	});
+	return Object.assign(result, { ms: Date.now() - started });
+}
+
+export const items = (result: RunResult) => result.output(NODE).map((i) => i.json);
+
+/** The path each node calls (for same-origin redirect chains). */
+export function pathOf(kind: Kind): string {
+	return kind === 'museum' ? '/object' : kind === 'quotes' ? '/tags' : '/trigger/hostile';
+}
+
+/** Polls until `check` is true (or `ms` passed). */
+export async function until(check: () => boolean, ms = 5000): Promise<void> {
+	const end = Date.now() + ms;
+	while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+	if (!check()) throw new Error(`condition not met within ${ms} ms`);
+}

@@ -1,0 +1,347 @@
+/**
+ * Hostile answers for every test server (queued with `fail(...)`, or the persistent `redirectAlways` mode) and a
+ * key catcher: a server on another port (another origin) that records whether the API key ever reached it.
+ *
+ * - redirect: 301/302/303/307/308 to an absolute URL or a path on the same server;
+ * - trickle: 200 with JSON headers at once, then a never-ending JSON string a few bytes at a time;
+ * - gzipBomb: a small gzip body that inflates to gigabytes (built once per size, never held inflated);
+ * - oversized: a plain valid JSON answer of `bytes`, with content-length or chunked;
+ * - halfBody: content-length of the whole answer, half of it sent, then the socket destroyed.
+ *
+ * None of them is processed by the service (no trigger delivery). The request records `fault` and, when the client
+ * hung up before a streamed answer ended, `clientGoneAt`.
+ */
+import * as http from 'http';
+import type { AddressInfo } from 'net';
+import * as zlib from 'zlib';
+
+import type { Fault, RecordedRequest } from './common';
+import { DEFAULT_API_KEY, parseQuery, readBody } from './common';
+
+export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
+
+export interface RedirectFault {
+	kind: 'redirect';
+	status: RedirectStatus;
+	/** Absolute URL, or a path on the same server */
+	location: string;
+	/** Append the request's query string (when the location has none), e.g. to move /object?q=x to /moved/object?q=x */
+	keepQuery?: boolean;
+}
+
+export type HostileFault = Extract<
+	Fault,
+	{ kind: 'redirect' | 'trickle' | 'gzipBomb' | 'oversized' | 'halfBody' }
+>;
+
+const HOSTILE_KINDS = new Set<string>(['redirect', 'trickle', 'gzipBomb', 'oversized', 'halfBody']);
+
+export function isHostileFault(fault: Fault): fault is HostileFault {
+	return HOSTILE_KINDS.has(fault.kind);
+}
+
+/** The fault of the `redirectAlways` mode for the n-th redirected request (`{n}` in the location becomes n). */
+export function redirectFault(
+	mode: { status: RedirectStatus; location: string; keepQuery?: boolean },
+	n: number,
+): RedirectFault {
+	return { kind: 'redirect', ...mode, location: mode.location.split('{n}').join(String(n)) };
+}
+
+export interface HostileContext {
+	req: http.IncomingMessage;
+	res: http.ServerResponse;
+	url: URL;
+	recorded: RecordedRequest;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+export const GIB = 1024 * 1024 * 1024;
+export const MIB = 1024 * 1024;
+const MAX_TRICKLE_MS = 120_000;
+
+/** Answers a request with a hostile fault; resolves when the answer is over (sent, or the client went away). */
+export async function hostileFault(fault: HostileFault, ctx: HostileContext): Promise<void> {
+	const { res, recorded } = ctx;
+	let selfDestroyed = false;
+	const over = new Promise<void>((resolve) => {
+		res.on('close', () => {
+			if (!res.writableFinished && !selfDestroyed) recorded.clientGoneAt ??= Date.now();
+			resolve();
+		});
+	});
+	switch (fault.kind) {
+		case 'redirect': {
+			let location = fault.location;
+			if (fault.keepQuery && !location.includes('?')) location += ctx.url.search;
+			const body = JSON.stringify({ status: 'fail', data: null, message: `Moved to ${location}` });
+			res.writeHead(fault.status, {
+				location,
+				'content-type': JSON_TYPE,
+				'content-length': String(Buffer.byteLength(body)),
+			});
+			res.end(body);
+			break;
+		}
+		case 'trickle': {
+			res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
+			res.flushHeaders();
+			res.write('{"status":"success","data":{"info":{"pages":1},"records":[{"title":"');
+			const started = Date.now();
+			const cap = fault.maxMs ?? MAX_TRICKLE_MS;
+			const timer = setInterval(() => {
+				if (res.destroyed) return clearInterval(timer);
+				if (Date.now() - started >= cap) {
+					clearInterval(timer);
+					res.end('"}]},"message":"OK"}');
+					return;
+				}
+				res.write('abcd');
+			}, fault.intervalMs);
+			res.on('close', () => clearInterval(timer));
+			break;
+		}
+		case 'gzipBomb': {
+			const type = fault.contentType ?? JSON_TYPE;
+			const body = await gzipBomb(
+				fault.inflatedBytes ?? GIB,
+				type.startsWith('image/') ? 'png' : 'json',
+			);
+			if (res.destroyed) break;
+			res.writeHead(200, {
+				'content-type': type,
+				'content-encoding': 'gzip',
+				'content-length': String(body.length),
+			});
+			res.end(body);
+			break;
+		}
+		case 'oversized': {
+			const body = oversizedBody(fault.bytes, fault.data);
+			const headers: Record<string, string> = { 'content-type': fault.contentType ?? JSON_TYPE };
+			if (!fault.chunked) {
+				headers['content-length'] = String(body.length);
+				res.writeHead(200, headers);
+				res.end(body);
+			} else {
+				res.writeHead(200, headers); // no content-length: chunked
+				await writeChunked(res, body);
+			}
+			break;
+		}
+		case 'halfBody': {
+			const whole = Buffer.from(
+				JSON.stringify({
+					status: 'success',
+					data: {
+						info: { totalrecords: 2, pages: 1, page: 1 },
+						records: [
+							{ objectid: 1, title: 'Landscape with a River at Dusk' },
+							{ objectid: 2, title: 'Portrait of a Woman Reading' },
+						],
+					},
+					message: 'OK',
+				}),
+			);
+			res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': String(whole.length) });
+			res.write(whole.subarray(0, Math.floor(whole.length / 2)), () => {
+				selfDestroyed = true;
+				setTimeout(() => res.socket?.destroy(), 10);
+			});
+			break;
+		}
+	}
+	await over;
+}
+
+async function writeChunked(res: http.ServerResponse, body: Buffer): Promise<void> {
+	const CHUNK = 64 * 1024;
+	for (let o = 0; o < body.length && !res.destroyed; o += CHUNK) {
+		if (!res.write(body.subarray(o, o + CHUNK))) {
+			await new Promise<void>((resolve) => {
+				const done = () => {
+					res.off('drain', done);
+					res.off('close', done);
+					resolve();
+				};
+				res.on('drain', done);
+				res.on('close', done);
+			});
+		}
+	}
+	if (!res.destroyed) res.end();
+}
+
+const oversizedCache = new Map<string, Buffer>();
+/** `{"status":"success","data":DATA,"message":"OK","padding":"xxx…"}` of `bytes` bytes (at least the envelope). */
+export function oversizedBody(bytes: number, data?: unknown): Buffer {
+	const value = data ?? { info: { totalrecords: 0, pages: 0, page: 1 }, records: [] };
+	const key = `${bytes}:${JSON.stringify(value)}`;
+	let body = oversizedCache.get(key);
+	if (!body) {
+		const head = `{"status":"success","data":${JSON.stringify(value)},"message":"OK","padding":"`;
+		const tail = '"}';
+		const pad = Math.max(0, bytes - Buffer.byteLength(head) - tail.length);
+		body = Buffer.alloc(Buffer.byteLength(head) + pad + tail.length, 'x');
+		body.write(head, 0);
+		body.write(tail, body.length - tail.length);
+		if (oversizedCache.size > 8) oversizedCache.clear();
+		oversizedCache.set(key, body);
+	}
+	return body;
+}
+
+const bombCache = new Map<string, Promise<Buffer>>();
+/**
+ * Gzip bytes that inflate to `inflatedBytes`: a JSON success envelope (or a PNG signature) whose string goes on
+ * and on. Built by streaming one reused 1 MiB buffer through zlib.createGzip (the inflated data is never held), once
+ * per size and kind; 1 GiB gzips to about 1 MiB.
+ */
+export function gzipBomb(inflatedBytes: number, kind: 'json' | 'png' = 'json'): Promise<Buffer> {
+	const key = `${kind}:${inflatedBytes}`;
+	let built = bombCache.get(key);
+	if (!built) {
+		built = buildBomb(inflatedBytes, kind);
+		bombCache.set(key, built);
+		built.catch(() => bombCache.delete(key));
+	}
+	return built;
+}
+
+async function buildBomb(inflatedBytes: number, kind: 'json' | 'png'): Promise<Buffer> {
+	const head =
+		kind === 'json'
+			? Buffer.from('{"status":"success","data":{"info":{"pages":1},"records":[{"title":"')
+			: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+	const tail = kind === 'json' ? Buffer.from('"}]},"message":"OK"}') : Buffer.alloc(0);
+	const filler = Buffer.alloc(MIB, kind === 'json' ? 'a' : 0);
+	const gzip = zlib.createGzip({ level: 9, memLevel: 9 });
+	const out: Buffer[] = [];
+	gzip.on('data', (c: Buffer) => out.push(c));
+	const ended = new Promise<void>((resolve, reject) => {
+		gzip.on('end', resolve);
+		gzip.on('error', reject);
+	});
+	const write = (b: Buffer) =>
+		gzip.write(b) ? Promise.resolve() : new Promise<void>((r) => gzip.once('drain', r));
+	await write(head);
+	let left = Math.max(0, inflatedBytes - head.length - tail.length);
+	while (left > 0) {
+		const n = Math.min(left, filler.length);
+		await write(n === filler.length ? filler : filler.subarray(0, n));
+		left -= n;
+	}
+	gzip.end(tail);
+	await ended;
+	return Buffer.concat(out);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Key catcher
+
+/** A 1x1 PNG (what the key catcher serves for image paths). */
+export const TINY_PNG = Buffer.from(
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+	'base64',
+);
+
+export interface CaughtRequest extends RecordedRequest {
+	/** It carried an Authorization header, or the key text somewhere (headers, URL, body). */
+	hadKey: boolean;
+}
+
+export interface KeyCatcher {
+	/** http://127.0.0.1:<port> (another port than every service: another origin) */
+	url: string;
+	requests: CaughtRequest[];
+	/** Requests that carried the key (see CaughtRequest.hadKey). */
+	readonly sawKey: number;
+	reset(): void;
+	close(): Promise<void>;
+}
+
+export interface KeyCatcherOptions {
+	/** The key text to look for. Default DEFAULT_API_KEY. */
+	apiKey?: string;
+}
+
+/**
+ * A server on its own port that records every request and counts those that carried the API key. It answers 200
+ * with `{"status":"success","data":{"info":{"pages":0},"records":[]},"message":"OK"}`, or a PNG for paths ending in
+ * .png/.jpg/.jpeg (or with ?image).
+ */
+export async function startKeyCatcher(options: KeyCatcherOptions = {}): Promise<KeyCatcher> {
+	const apiKey = options.apiKey ?? DEFAULT_API_KEY;
+	const requests: CaughtRequest[] = [];
+	let baseUrl = '';
+	const server = http.createServer((req, res) => {
+		void (async () => {
+			const body = await readBody(req);
+			const url = new URL(req.url ?? '/', baseUrl);
+			const headers = { ...req.headers };
+			const headerText = Object.entries(headers)
+				.map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)
+				.join('\n');
+			let decodedUrl = req.url ?? '';
+			try {
+				decodedUrl = decodeURIComponent(decodedUrl);
+			} catch {
+				// keep it raw
+			}
+			const hadKey =
+				headers.authorization !== undefined ||
+				[headerText, req.url ?? '', decodedUrl, body].some((t) => t.includes(apiKey));
+			let parsed: unknown;
+			try {
+				parsed = body.trim() ? JSON.parse(body) : undefined;
+			} catch {
+				parsed = undefined;
+			}
+			requests.push({
+				method: req.method ?? 'GET',
+				path: url.pathname,
+				query: parseQuery(url.searchParams),
+				headers,
+				body,
+				...(parsed !== undefined ? { json: parsed } : {}),
+				at: Date.now(),
+				hadKey,
+			});
+			const image = /\.(png|jpe?g)$/i.test(url.pathname) || url.searchParams.has('image');
+			const out = image
+				? TINY_PNG
+				: Buffer.from(
+						JSON.stringify({
+							status: 'success',
+							data: { info: { pages: 0 }, records: [] },
+							message: 'OK',
+						}),
+					);
+			res.writeHead(200, {
+				'content-type': image ? 'image/png' : JSON_TYPE,
+				'content-length': String(out.length),
+			});
+			res.end(out);
+		})().catch(() => res.destroy());
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => resolve());
+	});
+	baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return {
+		url: baseUrl,
+		requests,
+		get sawKey() {
+			return requests.filter((r) => r.hadKey).length;
+		},
+		reset() {
+			requests.length = 0;
+		},
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
+	};
+}
