@@ -6,7 +6,8 @@ import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
 import { Gate } from '../../nodes/shared/transport/gate';
 import { type TriggerServer, startTriggerServer } from '../servers';
-import { FAST, NODE, numbered, runTrigger } from './helpers';
+import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';
+import { FAST, NODE, START, creds, numbered, runTrigger } from './helpers';
 
 let server: TriggerServer;
 
@@ -32,7 +33,9 @@ test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives
 	const refused = server.requests[0].at;
 	const gap = server.requests.filter((r) => r.at > refused + 500 && r.at < refused + 1950);
 	expect(gap.map((r) => r.at - refused)).toEqual([]);
-	expect(server.requests.filter((r) => r.at <= refused + 500).length).toBeLessThanOrEqual(Gate.START * 2);
+	expect(server.requests.filter((r) => r.at <= refused + 500).length).toBeLessThanOrEqual(
+		Gate.START * 2,
+	);
 	const late = server.requests.filter((r) => r.at >= refused + 1950);
 	expect(late.length).toBeGreaterThan(0);
 	expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
@@ -77,4 +80,29 @@ test('output keeps the input order and pairing while answers come back in anothe
 		items.map((_, n) => n),
 	);
 	expect(server.maxInFlight).toBeGreaterThan(1);
+});
+
+test('Stop during a concurrent run: calls in flight end, nothing new is sent, the run ends within 1 s', async () => {
+	server.setMode({ delayMs: 400 });
+	let stop: () => void = () => undefined;
+	const running = runWorkflow(
+		chain(manualTrigger(START), node('triggerCall', NODE, { event: 'stopped' })),
+		{
+			credentials: creds(server),
+			pinData: { [START]: numbered(60) },
+			onStart: (fn) => (stop = fn),
+		},
+	);
+	for (let i = 0; i < 100 && server.requests.length < Gate.START; i++) {
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+	expect(server.requests.length).toBeGreaterThan(1);
+	const stoppedAt = Date.now();
+	stop();
+	const result = await running;
+	expect(Date.now() - stoppedAt).toBeLessThan(1000);
+	expect(result.run.status).toBe('canceled');
+	// nothing new was sent after the Stop (requests already on their way may land a few ms later)
+	expect(server.requests.filter((r) => r.at > stoppedAt + 50)).toEqual([]);
+	expect(server.requests.length).toBeLessThan(60);
 });
