@@ -186,7 +186,7 @@ const optionsProperty: INodeProperties = {
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. order-{{ $json.orderNumber }}',
-			hint: 'Unique per call and per item, e.g. a value from the data (safe across runs). Or choose Idempotency Key Mode: Automatic.',
+			hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
 			description:
 				'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
 		},
