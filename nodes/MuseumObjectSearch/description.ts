@@ -7,6 +7,7 @@ import {
 	returnAllOrLimit,
 	sortOrder,
 	sorted,
+	optionsCollection,
 } from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { FILTERS } from './filters';
@@ -198,35 +199,28 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: sorted([
-			{
-				displayName: 'Fields',
-				name: 'fields',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. objectid,title,people,dated,primaryimageurl',
-				description:
-					'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
-			},
-			numberProperty(MAX_PAGES),
-			numberProperty(PAGE),
-			{
-				displayName: 'Sort',
-				name: 'sort',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. datebegin',
-				description:
-					'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
-			},
-			choiceProperty(SORT_ORDER),
-			...requestOptions(MAX_ATTEMPTS_READ),
-		]),
-	},
+	optionsCollection([
+		{
+			displayName: 'Fields',
+			name: 'fields',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. objectid,title,people,dated,primaryimageurl',
+			description:
+				'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
+		},
+		numberProperty(MAX_PAGES),
+		numberProperty(PAGE),
+		{
+			displayName: 'Sort',
+			name: 'sort',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. datebegin',
+			description:
+				'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
+		},
+		choiceProperty(SORT_ORDER),
+		...requestOptions(MAX_ATTEMPTS_READ),
+	]),
 ];

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ChoiceOption } from '../shared/fields';
-import { choiceProperty, returnAllOrLimit, sortOrder, sorted } from '../shared/fields';
+import { choiceProperty, returnAllOrLimit, sortOrder, optionsCollection } from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 
 export type SortField = 'name' | 'quoteCount' | 'dateAdded' | 'dateModified';
@@ -35,16 +35,9 @@ export const quoteTagsProperties: INodeProperties[] = [
 		description: 'Text to look for in tag names (sent as "q"). Leave empty for every tag.',
 	},
 	...returnAllOrLimit(),
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: sorted([
-			...requestOptions(MAX_ATTEMPTS_READ),
-			choiceProperty(SORT_BY),
-			choiceProperty(ORDER),
-		]),
-	},
+	optionsCollection([
+		...requestOptions(MAX_ATTEMPTS_READ),
+		choiceProperty(SORT_BY),
+		choiceProperty(ORDER),
+	]),
 ];

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ChoiceOption, NumberOption } from '../shared/fields';
-import { choiceProperty, numberProperty, sorted } from '../shared/fields';
+import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
 
 export type Payload = 'none' | 'item' | 'fields' | 'json';
@@ -170,33 +170,26 @@ const payloadProperties: INodeProperties[] = [
 	},
 ];
 
-const optionsProperty: INodeProperties = {
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add Option',
-	default: {},
-	options: sorted([
-		numberProperty(BATCH_INTERVAL),
-		numberProperty(BATCH_SIZE),
-		choiceProperty(KEY_MODE),
-		{
-			displayName: 'Idempotency Key',
-			name: 'idempotencyKey',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. order-{{ $json.orderNumber }}',
-			hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
-			description:
-				'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
-		},
-		numberProperty(LIMIT),
-		choiceProperty(QUERY_IN),
-		...requestOptions(MAX_ATTEMPTS_FIRE).map((option) =>
-			option.name === FIRE_CONCURRENCY.name ? numberProperty(FIRE_CONCURRENCY) : option,
-		),
-	]),
-};
+const optionsProperty: INodeProperties = optionsCollection([
+	numberProperty(BATCH_INTERVAL),
+	numberProperty(BATCH_SIZE),
+	choiceProperty(KEY_MODE),
+	{
+		displayName: 'Idempotency Key',
+		name: 'idempotencyKey',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. order-{{ $json.orderNumber }}',
+		hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
+		description:
+			'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
+	},
+	numberProperty(LIMIT),
+	choiceProperty(QUERY_IN),
+	...requestOptions(MAX_ATTEMPTS_FIRE).map((option) =>
+		option.name === FIRE_CONCURRENCY.name ? numberProperty(FIRE_CONCURRENCY) : option,
+	),
+]);
 
 export const triggerCallProperties: INodeProperties[] = [
 	...eventProperties,

@@ -144,3 +144,15 @@ export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObje
 export function sorted(fields: INodeProperties[]): INodeProperties[] {
 	return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
+
+/** The Options collection of a node: its fields in alphabetical order. */
+export function optionsCollection(fields: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: sorted(fields),
+	};
+}
