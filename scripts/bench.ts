@@ -1,34 +1,75 @@
 /**
- * `npm run bench`: every node's benchmark in one process, one run, against loopback servers, each next to its
- * baselines (bare keep-alive axios loop, n8n's HTTP Request node). Prints one table and the verdict on each target;
- * exits 1 when a target is missed. Run with `node --expose-gc` (the npm script does) for steadier memory figures.
+ * `npm run bench`: every benchmark in one process, one run, each case next to its baselines (a bare keep-alive
+ * axios loop, n8n's HTTP Request node) against local servers. Prints the machine, one table, the verdict on each
+ * target and, as notes, today's loopback figures against README.md's table; exits 1 when a target is missed.
+ * Run with `node --expose-gc` (the npm script does) for steadier memory figures.
+ *
+ * Groups (BENCH_ONLY=loopback,latency,ratelimit runs a subset; default all):
+ * - loopback: Quote Tags, Museum Return All and Fire Automation against servers that answer at once;
+ * - latency: every answer 50 ms late: 300 items per node, and Museum Return All over 45 pages;
+ * - ratelimit: Fire Automation and HTTP Request against a trigger service limited to 20 requests/s, burst 10.
+ * Every measured run is capped (BENCH_TIMEOUT_S, default 90 s): a run that takes longer fails its row.
  */
+import * as latency from './bench/latency';
 import * as museum from './bench/museum';
 import * as quotes from './bench/quotes';
+import * as ratelimit from './bench/ratelimit';
+import { readmeNotes } from './bench/readme';
 import * as trigger from './bench/trigger';
-import { type BenchRow, type Target, table, verdicts } from './bench/util';
+import { type BenchRow, type Target, type Verdict, machine, table, verdicts } from './bench/util';
 
-const suites: Array<{ name: string; run: () => Promise<BenchRow[]>; targets?: Target[] }> = [
-	{ name: 'Quote Tags', ...quotes },
-	{ name: 'Museum Object Search', ...museum },
-	{ name: 'Trigger Call', ...trigger },
+type Group = 'loopback' | 'latency' | 'ratelimit';
+
+interface Suite {
+	name: string;
+	group: Group;
+	run(): Promise<BenchRow[]>;
+	targets?: Target[];
+	checks?(rows: BenchRow[]): Verdict[];
+}
+
+const suites: Suite[] = [
+	{ name: 'Quote Tags (loopback)', group: 'loopback', ...quotes },
+	{ name: 'Museum Object Search (loopback)', group: 'loopback', ...museum },
+	{ name: 'Fire Automation (loopback)', group: 'loopback', ...trigger },
+	{ name: '50 ms latency', group: 'latency', ...latency },
+	{ name: 'rate-limited trigger service', group: 'ratelimit', ...ratelimit },
 ];
 
+function selected(): Suite[] {
+	const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+	const unknown = only.filter((g) => !suites.some((s) => s.group === g));
+	if (unknown.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit)`);
+	return only.length ? suites.filter((s) => only.includes(s.group)) : suites;
+}
+
 async function main() {
+	const chosen = selected();
+	console.log(`${machine()}\nGroups: ${[...new Set(chosen.map((s) => s.group))].join(', ')}\n`);
 	const rows: BenchRow[] = [];
 	const targets: Target[] = [];
-	for (const suite of suites) {
+	const checks: Verdict[] = [];
+	for (const suite of chosen) {
 		const started = Date.now();
 		process.stderr.write(`${suite.name}…`);
-		rows.push(...(await suite.run()));
+		try {
+			const suiteRows = await suite.run();
+			rows.push(...suiteRows);
+			checks.push(...(suite.checks?.(suiteRows) ?? []));
+		} catch (error) {
+			checks.push({ ok: false, text: `✗ ${suite.name}: the suite failed: ${error instanceof Error ? error.stack : String(error)}` });
+		}
 		targets.push(...(suite.targets ?? []));
 		process.stderr.write(` ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 	}
-	console.log(`Node ${process.version}, ${new Date().toISOString()}\n`);
 	console.log(table(rows));
 	const verdict = verdicts(rows, targets);
-	console.log(`\n${verdict.lines.join('\n')}`);
-	process.exit(verdict.ok ? 0 : 1);
+	const lines = [...verdict.lines, ...checks.map((c) => c.text)];
+	console.log(`\n${lines.join('\n')}`);
+	const notes = readmeNotes(rows);
+	if (notes.length) console.log(`\nLoopback rows against README.md's table (notes, not targets):\n${notes.join('\n')}`);
+	console.log(`\nMachine at the end: ${machine()}`);
+	process.exit(verdict.ok && checks.every((c) => c.ok) ? 0 : 1);
 }
 
 main().catch((error) => {

@@ -69,8 +69,8 @@ function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string>
 export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): SearchPlan {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const limit = getLimit(ctx, i);
-	const settings = getRequestSettings(ctx, i);
 	const options = getOptions(ctx, i);
+	const settings = getRequestSettings(ctx, i, options);
 	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
 	const filterNames = readFilterNames(ctx, i);
 

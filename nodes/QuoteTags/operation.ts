@@ -42,7 +42,7 @@ export function quoteTagsOperation(
 				if (options.order !== undefined) qs.order = order;
 				sort = { by, order };
 			}
-			return { qs, limit, sort, settings: getRequestSettings(ctx, i) };
+			return { qs, limit, sort, settings: getRequestSettings(ctx, i, options) };
 		},
 
 		async run(search, i): Promise<INodeExecutionData[]> {

@@ -36,7 +36,13 @@ export function triggerCallOperation(
 	windows: BatchWindows,
 ): ItemOperation<{ request: TriggerRequest; settings: RequestSettings }> {
 	return {
-		read: (i) => ({ request: buildRequest(ctx, i), settings: getRequestSettings(ctx, i) }),
+		read: (i) => {
+			const options = getOptions(ctx, i);
+			return {
+				request: buildRequest(ctx, i, options),
+				settings: getRequestSettings(ctx, i, options),
+			};
+		},
 
 		async run({ request, settings }, i): Promise<INodeExecutionData[]> {
 			await windows.enter(i);

@@ -36,7 +36,11 @@ function describe(value: unknown): string {
 }
 
 /** Reads and checks the fields of one item and builds its request; throws a NodeOperationError naming the field. */
-export function buildRequest(ctx: IExecuteFunctions, i: number): TriggerRequest {
+export function buildRequest(
+	ctx: IExecuteFunctions,
+	i: number,
+	options: IDataObject = getOptions(ctx, i),
+): TriggerRequest {
 	const event = toText(ctx, ctx.getNodeParameter('event', i, ''), 'Event', i);
 	if (event && !EVENT_PATTERN.test(event)) {
 		throw fieldError(
@@ -48,7 +52,6 @@ export function buildRequest(ctx: IExecuteFunctions, i: number): TriggerRequest 
 		);
 	}
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
-	const options = getOptions(ctx, i);
 	const limit =
 		options.limit === undefined || options.limit === null || options.limit === ''
 			? undefined

@@ -44,11 +44,11 @@ export const MAX_RESPONSE_SIZE: NumberOption = {
 export const CONCURRENCY: NumberOption = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
-	default: 64,
+	default: 128,
 	min: 1,
 	max: 256,
 	description:
-		'Most requests in flight at once. The node starts with 8 and adapts to the service: more while it answers well, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
+		'Most requests in flight at once. The node starts with 16 and adapts to the service: more while it answers well, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
 };
 
 const MAX_ATTEMPTS = (description: string): NumberOption => ({
@@ -78,8 +78,11 @@ export function requestOptions(maxAttempts: NumberOption): INodeProperties[] {
 }
 
 /** The Options collection's timeout, retry and size settings of one item, checked. */
-export function getRequestSettings(ctx: IExecuteFunctions, itemIndex: number): RequestSettings {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+export function getRequestSettings(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject,
+): RequestSettings {
 	return {
 		timeout: readNumber(ctx, options, TIMEOUT, itemIndex),
 		maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, itemIndex),

@@ -61,7 +61,7 @@ describe('node description', () => {
 		expect(names).not.toContain('output');
 		expect(names).not.toContain('selectedFields');
 		expect(names).toEqual(expect.arrayContaining(['concurrency', 'maxResponseSize', 'timeout']));
-		expect(options.find((o) => o.name === 'concurrency')).toMatchObject({ default: 64 });
+		expect(options.find((o) => o.name === 'concurrency')).toMatchObject({ default: 128 });
 	});
 });
 

@@ -78,7 +78,7 @@ describe('node description', () => {
 		const option = (name: string) => options.find((o) => o.name === name)!;
 		expect(option('concurrency')).toMatchObject({
 			displayName: 'Concurrency',
-			default: 64,
+			default: 128,
 			typeOptions: { minValue: 1, maxValue: 256 },
 		});
 		expect(option('maxResponseSize')).toMatchObject({

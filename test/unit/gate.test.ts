@@ -55,13 +55,13 @@ describe('Gate', () => {
 	test(`starts at ${Gate.START} and grows by one per healthy answer (slow start), never past max`, async () => {
 		const gate = new Gate(64);
 		expect(gate.state.limit).toBe(Gate.START);
-		const first = contenders(gate, 20);
+		const first = contenders(gate, Gate.START + 12);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START);
 		for (let i = 0; i < Gate.START; i++) gate.release('ok');
 		expect(gate.state.limit).toBe(2 * Gate.START);
 		await sleep(10);
-		expect(first.granted).toBe(20); // 16 allowed now: the remaining 12 got in
+		expect(first.granted).toBe(Gate.START + 12); // twice START allowed now: the remaining 12 got in
 		for (let i = 0; i < 12; i++) gate.release('ok');
 		expect(gate.state.limit).toBe(2 * Gate.START + 12);
 

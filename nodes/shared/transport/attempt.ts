@@ -9,7 +9,7 @@ import {
 	resolveLocation,
 } from './origin';
 import { Stopper } from './stop';
-import { wait } from './timing';
+import { ENDED, wait } from './timing';
 import type { Failure, RawResponse } from './types';
 import { WireFailure } from './types';
 
@@ -54,11 +54,13 @@ interface WireAnswer {
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();
 	let reason: Failure | undefined;
+	let over = false;
 	const end = (failure: Failure) => {
-		if (controller.signal.aborted) return;
+		if (over || controller.signal.aborted) return;
 		reason = failure;
-		controller.abort();
+		controller.abort(ENDED);
 	};
+	let answered = false;
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
 	const deadline = new Stopper();
 	void wait(spec.timeout, deadline).then(() => end(timedOut(spec.timeout)));
@@ -132,16 +134,19 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 					controller.signal,
 					() => reason ?? canceled(),
 				);
+				answered = true;
 				return { statusCode: status, headers, body: bytes, url };
 			} catch (error) {
 				return error instanceof WireFailure ? error.failure : networkFailure(error);
 			}
 		}
 	} finally {
+		over = true;
 		unsubscribe?.();
-		// ends the deadline's wait (n8n 2.x clears its timer) and anything still listening to this attempt
+		// ends the deadline's wait (n8n 2.x clears its timer); an attempt that did not end with a whole answer also
+		// ends whatever n8n's client still does for it
 		deadline.stop();
-		controller.abort();
+		if (!answered) controller.abort(ENDED);
 	}
 }
 

@@ -19,7 +19,7 @@ export type Signal = 'ok' | 'pushback' | 'neutral';
  *   stays just under the learned rate and creeps up (+1% per second), in case the limit was raised.
  */
 export class Gate {
-	static readonly START = 8;
+	static readonly START = 16;
 
 	private limit: number;
 	private threshold = Infinity;

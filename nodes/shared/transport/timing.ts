@@ -23,6 +23,12 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
  * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
  * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
  */
+/**
+ * The reason given when a wait or an attempt ends early. One shared Error: without a reason, every abort would build
+ * a DOMException (and n8n's sleep an Error) with a stack trace, which costs more than the request itself.
+ */
+export const ENDED = new Error('ended');
+
 export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<void> {
 	if (ms <= 0) return;
 	if (!stop) return await sleep(ms);
@@ -32,7 +38,7 @@ export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<vo
 	let unsubscribe: () => void = () => undefined;
 	const stopped = new Promise<void>((resolve) => {
 		unsubscribe = stopper.subscribe(() => {
-			controller.abort();
+			controller.abort(ENDED);
 			resolve();
 		});
 	});
@@ -42,6 +48,6 @@ export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<vo
 	} finally {
 		unsubscribe();
 		// ends n8n 2.x's timer when the wait ended early
-		controller.abort();
+		if (!controller.signal.aborted) controller.abort(ENDED);
 	}
 }
