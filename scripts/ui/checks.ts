@@ -267,12 +267,18 @@ export async function themes(ctx: Ctx): Promise<void> {
 			const facts = [`body data-theme="${attribute}", canvas luminance ${luminance.toFixed(2)}`];
 			for (const node of NODES) {
 				await ed.openNdv(page, node.name);
-				await ed.sleep(700);
-				// the label text: dark on light, light on dark (the panel's own background is see-through)
-				const ndvLuminance = 1 - (await ed.textLuminance(page, `${ed.SEL.ndvParameters} [data-test-id="input-label"]`));
+				// an input box's background: light or dark (the panel's own background is see-through); the first
+				// panel after a reload may still be fading its colours in
+				let label = 0;
+				for (let i = 0; i < 15; i++) {
+					await ed.sleep(200);
+					label = await ed.backgroundLuminance(page, `${ed.SEL.ndvParameters} [data-test-id="parameter-input-field"]`);
+					if ((theme === 'dark') === label < 0.5) break;
+				}
 				await shot(ctx, `${node.file}-${theme}`);
 				await ed.closeNdv(page);
-				if ((theme === 'dark') !== ndvLuminance < 0.5) fail(`${node.name}'s parameter labels have luminance ${(1 - ndvLuminance).toFixed(2)} in the ${theme} theme`);
+				if ((theme === 'dark') !== label < 0.5) fail(`${node.name}'s first input box has background luminance ${label.toFixed(2)} in the ${theme} theme`);
+				facts.push(`${node.name}: input box background luminance ${label.toFixed(2)}`);
 			}
 			return [...facts, ...consoleSince(ctx, from)];
 		});

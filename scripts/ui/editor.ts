@@ -143,6 +143,22 @@ export async function canvasNodeNames(page: Page): Promise<string[]> {
 
 /** Clicks the + on a canvas node's free output, which opens the nodes panel to add the next step after it. */
 export async function clickNodePlus(page: Page, nodeName: string) {
+	// the + fades in after the panel closes: a few tries, then a DOM click
+	for (let attempt = 0; ; attempt++) {
+		try {
+			const plus = await nodePlus(page, nodeName);
+			if (attempt < 4) await plus.click();
+			else await plus.evaluate((e) => (e as HTMLElement).click());
+			await visible(page, SEL.creatorSearch, 'the nodes panel', 3000);
+			return;
+		} catch (error) {
+			if (attempt >= 4) throw error;
+			await sleep(500);
+		}
+	}
+}
+
+async function nodePlus(page: Page, nodeName: string): Promise<ElementHandle<Element>> {
 	const plus = await page.evaluateHandle((name) => {
 		const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
 			(e) => e.getAttribute('data-node-name') === name,
@@ -151,9 +167,7 @@ export async function clickNodePlus(page: Page, nodeName: string) {
 		return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
 	}, nodeName);
 	const element = plus.asElement() as ElementHandle<Element> | null;
-	if (!element) fail(`the canvas node "${nodeName}" has no + on its output`);
-	await element!.click();
-	await visible(page, SEL.creatorSearch, 'the nodes panel');
+	return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
 }
 
 export async function openNdv(page: Page, nodeName: string) {
@@ -287,22 +301,22 @@ export async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<str
 	return await page.evaluate(() => document.body.getAttribute('data-theme'));
 }
 
-/** Relative luminance (0 dark … 1 light) of an element's text colour. */
-export async function textLuminance(page: Page, selector: string): Promise<number> {
-	return await page.$eval(selector, (e) => {
-		const [r, g, b] = (getComputedStyle(e).color.match(/[\d.]+/g) ?? []).map(Number);
-		return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-	});
-}
-
 /** Relative luminance (0 dark … 1 light) of an element's computed background. */
 export async function backgroundLuminance(page: Page, selector: string): Promise<number> {
 	return await page.$eval(selector, (e) => {
 		let el: Element | null = e;
-		// the first opaque background up the tree (overlays and tints are half transparent)
+		// the first opaque background up the tree (overlays and tints are half transparent); n8n 2.x writes its
+		// colours as oklch()/color-mix(), which a canvas turns into RGB pixels
+		const canvas = document.createElement('canvas');
+		canvas.width = 1;
+		canvas.height = 1;
+		const paint = canvas.getContext('2d', { willReadFrequently: true })!;
 		while (el) {
-			const [r, g, b, a = 1] = (getComputedStyle(el).backgroundColor.match(/[\d.]+/g) ?? []).map(Number);
-			if (a > 0.9 && r !== undefined) return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+			paint.clearRect(0, 0, 1, 1);
+			paint.fillStyle = getComputedStyle(el).backgroundColor;
+			paint.fillRect(0, 0, 1, 1);
+			const [r, g, b, a] = paint.getImageData(0, 0, 1, 1).data;
+			if (a > 230) return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 			el = el.parentElement;
 		}
 		return 1;
