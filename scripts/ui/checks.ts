@@ -1,0 +1,280 @@
+/**
+ * The checks of `npm run test:ui`, in the order a user meets things: the nodes panel, each node's parameter
+ * panel, Museum Object Search's Output choice, the credential form, then light and dark screenshots.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { Page } from 'puppeteer-core';
+
+import { type Services, PACKAGE, ROOT } from '../e2e/scenarios';
+import { CREDENTIAL_NAME } from './app';
+import type { ConsoleEntry } from './browser';
+import { describe, sortEntries } from './console';
+import * as ed from './editor';
+
+export const SHOTS = path.join(ROOT, 'docs', 'screenshots');
+
+/** The three nodes as a user sees them (display names decided on main) */
+export const NODES = [
+	{ type: 'quoteTags', name: 'Quote Tags', file: 'quote-tags' },
+	{ type: 'museumObjectSearch', name: 'Museum Object Search', file: 'museum-object-search' },
+	{ type: 'triggerCall', name: 'Fire Automation', file: 'fire-automation' },
+] as const;
+
+export type CheckFn = (name: string, body: () => Promise<string[]>) => Promise<boolean>;
+
+export interface Ctx {
+	page: Page;
+	base: string;
+	services: Services;
+	entries: ConsoleEntry[];
+	check: CheckFn;
+	shots: string[];
+}
+
+const fail = (message: string): never => {
+	throw new Error(message);
+};
+
+export async function shot(ctx: Ctx, name: string) {
+	fs.mkdirSync(SHOTS, { recursive: true });
+	const file = path.join(SHOTS, `${name}.png`);
+	await ctx.page.screenshot({ path: file as `${string}.png`, type: 'png' });
+	ctx.shots.push(path.relative(ROOT, file));
+}
+
+/** Console errors since `from` that come from the package (fails) and the rest (listed). */
+function consoleSince(ctx: Ctx, from: number): string[] {
+	const sorted = sortEntries(ctx.entries.slice(from), ctx.base);
+	if (sorted.fromPackage.length)
+		fail(`console errors from the package:\n${sorted.fromPackage.map(describe).join('\n')}`);
+	return [
+		...sorted.fromN8n.map((e) => `n8n (not the package): ${describe(e)}`),
+		...sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`),
+	];
+}
+
+// ------------------------------------------------------------------------------------------------ nodes panel
+
+export async function nodesPanel(ctx: Ctx): Promise<void> {
+	const { page, check } = ctx;
+	await check('trigger panel: searching "trigger" does not list Fire Automation', async () => {
+		await page.goto(`${ctx.base}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+		await (await ed.visible(page, '[data-test-id="canvas-plus-button"]', 'the "Add first step" button')).click();
+		const title = await ed.panelTitle(page);
+		if (!/What triggers this workflow/.test(title)) fail(`the first step's panel is "${title}"`);
+		const names = await ed.search(page, 'trigger');
+		await shot(ctx, 'nodes-panel-trigger-search');
+		const at = names.indexOf('Fire Automation');
+		if (at >= 0) {
+			const badge = await ed.hasTriggerBadge(page, 'Fire Automation');
+			fail(
+				`"What triggers this workflow?" lists Fire Automation as result ${at + 1} of ${names.length} for "trigger" ` +
+					`(${badge ? 'with' : 'without'} the trigger bolt badge). n8n 2.41's trigger-panel search lists regular nodes ` +
+					'too (e.g. Quote Tags for "quote"); Fire Automation matches "trigger" through its codex alias "trigger call".',
+			);
+		}
+		return [`${names.length} results for "trigger", none of them ours (first: ${names.slice(0, 4).join(', ')})`];
+	});
+
+	await check('trigger panel: add "Trigger manually" as the first step', async () => {
+		await ed.search(page, '');
+		await ed.clickItem(page, 'Trigger manually');
+		await page.waitForSelector('[data-test-id="canvas-trigger-node"]', { visible: true, timeout: 10_000 });
+		return [`canvas: ${(await ed.canvasNodeNames(page)).join(', ')}`];
+	});
+
+	await check('actions panel: searching "triptych" lists the three nodes', async () => {
+		await openActionsPanel(page);
+		const names = await ed.search(page, 'triptych');
+		await shot(ctx, 'nodes-panel-search');
+		const missing = NODES.filter((n) => !names.includes(n.name)).map((n) => n.name);
+		if (missing.length) fail(`missing: ${missing.join(', ')} (listed: ${names.join(', ') || 'nothing'})`);
+		const badged = [];
+		for (const n of NODES) if (await ed.hasTriggerBadge(page, n.name)) badged.push(n.name);
+		if (badged.length) fail(`shown with the trigger badge: ${badged.join(', ')}`);
+		await ed.closePanel(page);
+		return [`"triptych" → ${names.join(', ')}`];
+	});
+
+	await check('actions panel: searching "trigger call" finds Fire Automation', async () => {
+		await openActionsPanel(page);
+		const names = await ed.search(page, 'trigger call');
+		await ed.closePanel(page);
+		if (!names.includes('Fire Automation'))
+			fail(`"trigger call" → ${names.join(', ') || 'nothing'}`);
+		return [`"trigger call" → ${names.slice(0, 5).join(', ')}`];
+	});
+
+	let previous = await page.$eval('[data-test-id="canvas-node"]', (e) => e.getAttribute('data-node-name') ?? '').catch(() => '');
+	for (const node of NODES) {
+		await check(`actions panel: ${node.name} found by name, offered as an action, opens as a regular node after ${previous || 'the trigger'}`, async () => {
+			const triggersBefore = (await page.$$('[data-test-id="canvas-trigger-node"]')).length;
+			await ed.closePanel(page);
+			await ed.clickNodePlus(page, previous);
+			const heading = await ed.panelTitle(page);
+			if (!/What happens next/.test(heading)) fail(`the nodes panel says "${heading}", expected "What happens next?"`);
+			const names = await ed.search(page, node.name);
+			if (!names.includes(node.name)) fail(`"${node.name}" → ${names.join(', ') || 'nothing'}`);
+			await ed.clickItem(page, node.name);
+			await page
+				.waitForFunction(
+					(sel) => [...document.querySelectorAll(sel)].some((e) => /Add to workflow/.test((e as HTMLElement).innerText)),
+					{ timeout: 10_000 },
+					`${ed.SEL.creator} [data-test-id="item-iterator-item"]`,
+				)
+				.catch(() => undefined);
+			const actions = await ed.offeredActions(page);
+			if (!actions.some((a) => /Add to workflow/.test(a)))
+				fail(`after choosing ${node.name} the panel offers: ${actions.join(', ') || 'nothing'}`);
+			await ed.clickAction(page, 'Add to workflow');
+			await ed.visible(page, ed.SEL.ndvParameters, `the parameter panel of ${node.name}`);
+			const title = await ed.ndvTitle(page);
+			if (title !== node.name) fail(`the parameter panel's title is "${title}"`);
+			const input = await page.$(`${ed.SEL.ndv} [data-test-id="ndv-input-panel"]`);
+			if (!input) fail('the node details view has no INPUT panel (n8n shows none for a trigger)');
+			const inputText = await input!.evaluate((e) => (e as HTMLElement).innerText);
+			if (/No input connected/i.test(inputText)) fail(`${node.name} was not connected after ${previous}`);
+			const type = await page.$eval(
+				`[data-test-id="canvas-node"][data-node-name="${node.name}"]`,
+				(e) => e.getAttribute('data-node-type'),
+			);
+			if (type !== `${PACKAGE}.${node.type}`) fail(`the canvas node's type is ${type}`);
+			await ed.closeNdv(page);
+			const triggersAfter = (await page.$$('[data-test-id="canvas-trigger-node"]')).length;
+			if (triggersAfter !== triggersBefore) fail('the canvas draws the new node as a trigger');
+			const after = previous;
+			previous = node.name;
+			return [`"${node.name}" → ${names.slice(0, 3).join(', ')}…; offered: ${actions.join(', ')}; type ${type}; connected after ${after}, drawn as a regular node`];
+		});
+	}
+}
+
+async function openActionsPanel(page: Page) {
+	await ed.closePanel(page);
+	await (await ed.visible(page, '[data-test-id="node-creator-plus-button"]', 'the nodes panel button')).click();
+	await ed.visible(page, ed.SEL.creatorSearch, 'the nodes panel');
+	const title = await ed.panelTitle(page);
+	if (!/What happens next/.test(title)) fail(`the nodes panel says "${title}", expected "What happens next?"`);
+}
+
+// ------------------------------------------------------------------------------------------------ parameter panels
+
+export async function parameterPanels(ctx: Ctx): Promise<void> {
+	const { page, check } = ctx;
+	for (const node of NODES) {
+		await check(`parameter panel of ${node.name}: opens with the credential selected, no console errors from the package`, async () => {
+			const from = ctx.entries.length;
+			await ed.openNdv(page, node.name);
+			await ed.sleep(1500); // let it load icons, hints, credential checks
+			const credential = await page.$eval(ed.SEL.credentialSelect, (e) => (e as HTMLInputElement).value).catch(() => '');
+			if (credential !== CREDENTIAL_NAME) fail(`the Credential field shows "${credential}", expected "${CREDENTIAL_NAME}"`);
+			const labels = await ed.parameterLabels(page);
+			const issues = await page.$$eval(`${ed.SEL.ndv} [data-test-id="parameter-issues"]`, (els) => els.length).catch(() => 0);
+			await ed.closeNdv(page);
+			return [`credential "${credential}"; parameters: ${labels.join(', ')}${issues ? `; ${issues} parameter issue marks` : ''}`, ...consoleSince(ctx, from)];
+		});
+	}
+
+	await check('Museum Object Search: Output = Selected Fields shows the Selected Fields box at once', async () => {
+		await ed.openNdv(page, 'Museum Object Search');
+		const before = await ed.parameterLabels(page);
+		if (!before.includes('Output')) fail(`no top-level Output parameter (top level: ${before.join(', ')})`);
+		if (before.includes('Selected Fields')) fail('Selected Fields shows before Output = Selected Fields');
+		await ed.chooseOption(page, 'output', 'Selected Fields');
+		const t0 = Date.now();
+		await ed.visible(page, `${ed.SEL.ndvParameters} [data-test-id="parameter-input-selectedFields"]`, 'the Selected Fields box', 1000);
+		const ms = Date.now() - t0;
+		await ed.sleep(300);
+		await shot(ctx, 'museum-object-search-selected-fields');
+		await ed.chooseOption(page, 'output', 'Simplified');
+		await ed.closeNdv(page);
+		return [`Selected Fields appeared ${ms} ms after choosing it (without reopening the panel)`];
+	});
+}
+
+// ------------------------------------------------------------------------------------------------ credential form
+
+export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
+	const { page, check, services } = ctx;
+	const opened = await check('credential form: a good key says the connection works', async () => {
+		await ed.openNdv(page, 'Quote Tags');
+		await page.click(`${ed.SEL.ndv} [data-test-id="credential-edit-button"]`);
+		await ed.visible(page, ed.SEL.credentialModal, 'the credential form');
+		const result = await ed.readTest(page);
+		if (!result.ok) fail(`opening the saved credential: ${result.text}`);
+		await ed.sleep(700); // the banner's Retry button fades in
+		await shot(ctx, 'credential-form');
+		services.museum.reset();
+		services.quotes.reset();
+		await ed.setCredentialField(page, 'apiKey', services.apiKey);
+		const again = await ed.saveAndReadTest(page);
+		if (!again.ok) fail(`after Save with the good key: ${again.text}`);
+		return [`on opening and after Save: "${again.text}"; museum probes: ${probes(services.museum.requests, '/object')}`];
+	});
+	if (!opened) return;
+
+	await check("credential form: a wrong key shows the credential's message for a rejected key", async () => {
+		await ed.setCredentialField(page, 'apiKey', 'not-the-key');
+		const result = await ed.saveAndReadTest(page);
+		await ed.sleep(700);
+		await shot(ctx, 'credential-form-wrong-key');
+		if (result.ok) fail('the wrong key was accepted');
+		if (!result.text.includes(rule401)) fail(`the form says "${result.text}", expected "${rule401}"`);
+		return [`"${result.text}"`];
+	});
+
+	await check('credential form: Museum URL empty, Quotes URL set → tests the Quotes URL (no ERR_INVALID_URL)', async () => {
+		await ed.setCredentialField(page, 'apiKey', services.apiKey);
+		await ed.setCredentialField(page, 'museumUrl', '');
+		services.museum.reset();
+		services.quotes.reset();
+		const result = await ed.saveAndReadTest(page);
+		const asked = probes(services.quotes.requests, '/tags');
+		// put the Museum URL back for the screenshots that follow
+		await ed.setCredentialField(page, 'museumUrl', services.museum.url);
+		await ed.saveAndReadTest(page).catch(() => undefined);
+		if (/ERR_INVALID_URL|Invalid URL/i.test(result.text)) fail(`the form says "${result.text}"`);
+		if (!result.ok) fail(`the test failed: "${result.text}"`);
+		if (!asked.includes('limit=1')) fail(`the quotes service got no GET /tags?limit=1 (got: ${asked || 'nothing'})`);
+		return [`"${result.text}"; quotes service got ${asked}; museum service got ${services.museum.requests.length} requests`];
+	});
+	await ed.closeCredentialModal(page);
+	await ed.closeNdv(page).catch(() => undefined);
+}
+
+function probes(requests: Array<{ method: string; path: string; query: Record<string, unknown> }>, route: string) {
+	return requests
+		.filter((r) => r.path === route)
+		.map((r) => `${r.method} ${r.path}?${new URLSearchParams(r.query as Record<string, string>)}`)
+		.join(', ');
+}
+
+// ------------------------------------------------------------------------------------------------ themes
+
+export async function themes(ctx: Ctx): Promise<void> {
+	const { page, check } = ctx;
+	for (const theme of ['light', 'dark'] as const) {
+		await check(`${theme} theme: N8N_THEME='${theme}' applies; screenshots of each parameter panel`, async () => {
+			const from = ctx.entries.length;
+			const attribute = await ed.setTheme(page, theme);
+			await ed.visible(page, '[data-test-id="canvas-node"]', 'the workflow on the canvas', 20_000);
+			await ed.sleep(1000);
+			const luminance = await ed.backgroundLuminance(page, '[data-test-id="canvas"]');
+			if (attribute !== theme) fail(`body's data-theme is "${attribute}" with N8N_THEME='${theme}'`);
+			if ((theme === 'dark') !== luminance < 0.5) fail(`the canvas background's luminance is ${luminance.toFixed(2)} in the ${theme} theme`);
+			const facts = [`body data-theme="${attribute}", canvas luminance ${luminance.toFixed(2)}`];
+			for (const node of NODES) {
+				await ed.openNdv(page, node.name);
+				await ed.sleep(700);
+				// the label text: dark on light, light on dark (the panel's own background is see-through)
+				const ndvLuminance = 1 - (await ed.textLuminance(page, `${ed.SEL.ndvParameters} [data-test-id="input-label"]`));
+				await shot(ctx, `${node.file}-${theme}`);
+				await ed.closeNdv(page);
+				if ((theme === 'dark') !== ndvLuminance < 0.5) fail(`${node.name}'s parameter labels have luminance ${(1 - ndvLuminance).toFixed(2)} in the ${theme} theme`);
+			}
+			return [...facts, ...consoleSince(ctx, from)];
+		});
+	}
+}

@@ -1,0 +1,310 @@
+/**
+ * What the UI check does in n8n's editor, by the editor's own data-test-id attributes (found with screenshots and
+ * DOM dumps of n8n 2.41.1): sign in, the nodes panel (node creator), the node details view (NDV) and the
+ * credential modal. Every wait is bounded; a failure says what was expected on screen.
+ */
+import type { ElementHandle, Page } from 'puppeteer-core';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const fail = (message: string): never => {
+	throw new Error(message);
+};
+
+export const SEL = {
+	creator: '[data-test-id="node-creator"]',
+	creatorSearch: '[data-test-id="node-creator-search-bar"]',
+	itemName: '[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
+	ndv: '[data-test-id="ndv"]',
+	ndvParameters: '[data-test-id="ndv"] [data-test-id="node-parameters"]',
+	credentialSelect: '[data-test-id="ndv"] [data-test-id="node-credentials-select"] input',
+	credentialModal: '[data-test-id="editCredential-modal"]',
+	credentialConfig: '[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
+	testSuccess: '[data-test-id="editCredential-modal"] [data-test-id="credentials-config-container-test-success"]',
+};
+
+/** Waits for a visible element; the message names what the user should have seen. */
+export async function visible(page: Page, selector: string, what: string, timeout = 10_000) {
+	try {
+		return (await page.waitForSelector(selector, { visible: true, timeout }))!;
+	} catch {
+		return fail(`${what} did not appear within ${timeout / 1000} s (${selector})`);
+	}
+}
+
+/** The visible elements matching an XPath (puppeteer's xpath/ prefix), e.g. by their text. */
+async function byXPath(page: Page, xpath: string): Promise<Array<ElementHandle<Element>>> {
+	const all = (await page.$$(`xpath/${xpath}`)) as Array<ElementHandle<Element>>;
+	const shown: Array<ElementHandle<Element>> = [];
+	for (const handle of all) if (await handle.isVisible()) shown.push(handle);
+	return shown;
+}
+
+export async function signIn(page: Page, base: string, email: string, password: string) {
+	await page.goto(`${base}/signin`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+	await visible(page, '#emailOrLdapLoginId', 'the sign-in form');
+	await page.type('#emailOrLdapLoginId', email);
+	await page.type('#password', password);
+	await page.click('[data-test-id="form-submit-button"]');
+	await page
+		.waitForFunction(() => !location.pathname.startsWith('/signin'), { timeout: 20_000 })
+		.catch(() => fail('signing in did not leave the sign-in page'));
+}
+
+// ------------------------------------------------------------------------------------------------ nodes panel
+
+/** The names listed in the open nodes panel, in order. */
+export async function panelNames(page: Page): Promise<string[]> {
+	return await page.$$eval(SEL.itemName, (els) =>
+		els.filter((e) => (e as HTMLElement).offsetParent).map((e) => (e.textContent ?? '').trim()),
+	);
+}
+
+/** The panel's heading ("What triggers this workflow?", "What happens next?", "Node details"). */
+export async function panelTitle(page: Page): Promise<string> {
+	await visible(page, `${SEL.creator} [data-test-id="nodes-list-header"]`, "the nodes panel's heading");
+	return await page.$eval(
+		`${SEL.creator} [data-test-id="nodes-list-header"]`,
+		(e) => (e as HTMLElement).innerText.split('\n')[0].trim(),
+	);
+}
+
+/** Types a query into the panel's search (replacing what was there) and lets the list settle. */
+export async function search(page: Page, query: string): Promise<string[]> {
+	const input = await visible(page, SEL.creatorSearch, 'the nodes panel search box');
+	await input.click();
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyA');
+	await page.keyboard.up('Control');
+	await page.keyboard.press('Backspace');
+	if (query) await input.type(query);
+	let last: string[] = [];
+	// the list updates as you type: wait until two reads agree
+	for (let i = 0; i < 20; i++) {
+		await sleep(250);
+		const names = await panelNames(page);
+		if (i > 1 && names.join('|') === last.join('|')) return names;
+		last = names;
+	}
+	return last;
+}
+
+/** Whether the listed item has n8n's trigger badge (the bolt icon next to a trigger's name). */
+export async function hasTriggerBadge(page: Page, name: string): Promise<boolean> {
+	const [item] = await byXPath(
+		page,
+		`//*[@data-test-id="node-creator-node-item"][.//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]]`,
+	);
+	if (!item) return false;
+	return await item.evaluate((e) => !!e.querySelector('[data-icon="zap"], [data-icon="bolt"]'));
+}
+
+export async function clickItem(page: Page, name: string) {
+	const [item] = await byXPath(
+		page,
+		`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`,
+	);
+	if (!item) fail(`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`);
+	await item.click();
+}
+
+/** The items (actions) offered after choosing a node, e.g. "Add to workflow" for a community node. */
+export async function offeredActions(page: Page): Promise<string[]> {
+	await sleep(500);
+	return await page.$$eval(
+		`${SEL.creator} [data-test-id="item-iterator-item"]`,
+		(els) =>
+			els
+				.filter((e) => (e as HTMLElement).offsetParent)
+				.map((e) => (e as HTMLElement).innerText.trim().split('\n')[0]),
+	);
+}
+
+export async function clickAction(page: Page, text: string) {
+	const [item] = await byXPath(
+		page,
+		`//*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
+	);
+	if (!item) fail(`the nodes panel offers no "${text}" (offered: ${(await offeredActions(page)).join(', ')})`);
+	await item.click();
+}
+
+export async function closePanel(page: Page) {
+	await page.keyboard.press('Escape');
+	await page.waitForSelector(SEL.creator, { hidden: true, timeout: 5000 }).catch(() => undefined);
+}
+
+// ------------------------------------------------------------------------------------------------ canvas and NDV
+
+export async function canvasNodeNames(page: Page): Promise<string[]> {
+	return await page.$$eval('[data-test-id="canvas-node"]', (els) =>
+		els.map((e) => e.getAttribute('data-node-name') ?? (e as HTMLElement).innerText.trim()),
+	);
+}
+
+/** Clicks the + on a canvas node's free output, which opens the nodes panel to add the next step after it. */
+export async function clickNodePlus(page: Page, nodeName: string) {
+	const plus = await page.evaluateHandle((name) => {
+		const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
+			(e) => e.getAttribute('data-node-name') === name,
+		);
+		const wrapper = node?.closest('.vue-flow__node') ?? node;
+		return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
+	}, nodeName);
+	const element = plus.asElement() as ElementHandle<Element> | null;
+	if (!element) fail(`the canvas node "${nodeName}" has no + on its output`);
+	await element!.click();
+	await visible(page, SEL.creatorSearch, 'the nodes panel');
+}
+
+export async function openNdv(page: Page, nodeName: string) {
+	const node = await visible(
+		page,
+		`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`,
+		`the canvas node "${nodeName}"`,
+	);
+	await node.click({ count: 2 });
+	await visible(page, SEL.ndvParameters, `the parameter panel of "${nodeName}"`);
+}
+
+export async function ndvTitle(page: Page): Promise<string> {
+	return await page.$eval(
+		`${SEL.ndv} [data-test-id="node-title-container"] [data-test-id="inline-edit-preview"]`,
+		(e) => (e.textContent ?? '').trim(),
+	);
+}
+
+export async function closeNdv(page: Page) {
+	await page.click(`${SEL.ndv} [data-test-id="ndv-close-button"]`).catch(() => undefined);
+	await page.waitForSelector(SEL.ndvParameters, { hidden: true, timeout: 5000 }).catch(async () => {
+		await page.keyboard.press('Escape');
+		await page.waitForSelector(SEL.ndvParameters, { hidden: true, timeout: 5000 });
+	});
+}
+
+/** The parameter labels shown in the open NDV. */
+export async function parameterLabels(page: Page): Promise<string[]> {
+	return await page.$$eval(
+		`${SEL.ndvParameters} [data-test-id="parameter-item"] [data-test-id="input-label"]`,
+		(els) =>
+			els
+				.filter((e) => (e as HTMLElement).offsetParent)
+				.map((e) => (e as HTMLElement).innerText.split('\n')[0].replace(/\*$/, '').trim()),
+	);
+}
+
+/** Chooses an option of an options parameter in the NDV by its shown name. */
+export async function chooseOption(page: Page, parameter: string, option: string) {
+	const select = await visible(
+		page,
+		`${SEL.ndvParameters} [data-test-id="parameter-input-${parameter}"]`,
+		`the "${parameter}" parameter`,
+	);
+	await select.click();
+	await sleep(300);
+	const [choice] = await byXPath(
+		page,
+		`//li[contains(@class, "el-select-dropdown__item")][normalize-space()="${option}" or .//*[normalize-space()="${option}"]]`,
+	);
+	if (!choice) fail(`the "${parameter}" list offers no "${option}"`);
+	await choice.click();
+}
+
+// ------------------------------------------------------------------------------------------------ credential modal
+
+export async function setCredentialField(page: Page, name: string, value: string) {
+	const selector = `${SEL.credentialModal} [data-test-id="parameter-input-${name}"] input`;
+	const input = await visible(page, selector, `the credential field ${name}`);
+	await input.click();
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyA');
+	await page.keyboard.up('Control');
+	await page.keyboard.press('Backspace');
+	if (value) await input.type(value);
+	await page.keyboard.press('Tab');
+}
+
+export type TestOutcome = { ok: true; text: string } | { ok: false; text: string };
+
+/**
+ * Clicks Save (n8n saves, then tests the credential) and reads what the form says: the success banner, or the
+ * failure banner with its "More details" opened (that is where n8n shows the credential's message).
+ */
+export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
+	await sleep(300);
+	await page.click(`${SEL.credentialModal} [data-test-id="credential-save-button"] button`);
+	await page
+		.waitForFunction(
+			(modal) =>
+				/^Saved$/.test(
+					(document.querySelector(`${modal} [data-test-id="credential-save-button"]`) as HTMLElement)
+						?.innerText.trim() ?? '',
+				),
+			{ timeout },
+			SEL.credentialModal,
+		)
+		.catch(() => fail('the credential form did not say "Saved"'));
+	return await readTest(page, timeout);
+}
+
+export async function readTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
+	const outcome = await page
+		.waitForFunction(
+			(config) => {
+				const root = document.querySelector(config) as HTMLElement | null;
+				const text = root?.innerText ?? '';
+				if (/Connection tested successfully/.test(text)) return 'ok';
+				if (/Couldn.t connect with these settings/.test(text)) return 'error';
+				return false;
+			},
+			{ timeout, polling: 200 },
+			SEL.credentialConfig,
+		)
+		.then(async (handle) => (await handle.jsonValue()) as string)
+		.catch(() => fail('the credential form showed no test result'));
+	if (outcome === 'ok')
+		return { ok: true, text: 'Connection tested successfully' };
+	const [more] = await byXPath(page, `//*[@data-test-id="editCredential-modal"]//*[normalize-space()="More details"]`);
+	if (more) {
+		await more.click();
+		await sleep(500);
+	}
+	const text = await page.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText);
+	return { ok: false, text: text.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ') };
+}
+
+export async function closeCredentialModal(page: Page) {
+	await page.click(`${SEL.credentialModal} .el-dialog__headerbtn, ${SEL.credentialModal} [aria-label="Close"]`).catch(() => page.keyboard.press('Escape'));
+	await page.waitForSelector(SEL.credentialModal, { hidden: true, timeout: 5000 }).catch(() => undefined);
+}
+
+// ------------------------------------------------------------------------------------------------ theme
+
+/** Sets n8n's theme the way its settings do (localStorage N8N_THEME) and reloads; returns body's data-theme. */
+export async function setTheme(page: Page, theme: 'light' | 'dark'): Promise<string | null> {
+	await page.evaluate((t) => localStorage.setItem('N8N_THEME', t), theme);
+	await page.reload({ waitUntil: 'domcontentloaded', timeout: 30_000 });
+	await sleep(500);
+	return await page.evaluate(() => document.body.getAttribute('data-theme'));
+}
+
+/** Relative luminance (0 dark … 1 light) of an element's text colour. */
+export async function textLuminance(page: Page, selector: string): Promise<number> {
+	return await page.$eval(selector, (e) => {
+		const [r, g, b] = (getComputedStyle(e).color.match(/[\d.]+/g) ?? []).map(Number);
+		return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+	});
+}
+
+/** Relative luminance (0 dark … 1 light) of an element's computed background. */
+export async function backgroundLuminance(page: Page, selector: string): Promise<number> {
+	return await page.$eval(selector, (e) => {
+		let el: Element | null = e;
+		// the first opaque background up the tree (overlays and tints are half transparent)
+		while (el) {
+			const [r, g, b, a = 1] = (getComputedStyle(el).backgroundColor.match(/[\d.]+/g) ?? []).map(Number);
+			if (a > 0.9 && r !== undefined) return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+			el = el.parentElement;
+		}
+		return 1;
+	});
+}
