@@ -3,7 +3,12 @@
  * its `test` request, run through n8n's RoutingNode exactly as the editor's "Test" button does.
  */
 import { CREDENTIAL, loadPackage, testCredential } from '../harness/engine';
-import { DEFAULT_API_KEY, type MuseumServer, loadMuseumRecords, startMuseumServer } from '../servers';
+import {
+	DEFAULT_API_KEY,
+	type MuseumServer,
+	loadMuseumRecords,
+	startMuseumServer,
+} from '../servers';
 
 let museum: MuseumServer;
 
@@ -39,7 +44,11 @@ test('a good key passes: one GET {Museum URL}/object?limit=1 with the Bearer hea
 	const result = await testCredential(good());
 	expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 	expect(museum.requests).toHaveLength(1);
-	expect(museum.requests[0]).toMatchObject({ method: 'GET', path: '/object', query: { limit: '1' } });
+	expect(museum.requests[0]).toMatchObject({
+		method: 'GET',
+		path: '/object',
+		query: { limit: '1' },
+	});
 	expect(museum.requests[0].headers.authorization).toBe(`Bearer ${DEFAULT_API_KEY}`);
 });
 

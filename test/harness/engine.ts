@@ -64,7 +64,9 @@ const BASE_NODES = [
 // n8n-core carries its own copies of @n8n/di and @n8n/backend-common: use the ones it resolves, so the logger
 // registered here is the one the node contexts get.
 const coreDir = path.dirname(require.resolve('n8n-core/package.json'));
-const { Container } = require(require.resolve('@n8n/di', { paths: [coreDir] })) as typeof import('@n8n/di');
+const { Container } = require(
+	require.resolve('@n8n/di', { paths: [coreDir] }),
+) as typeof import('@n8n/di');
 const { Logger } = require(require.resolve('@n8n/backend-common', { paths: [coreDir] })) as {
 	Logger: abstract new (...args: never[]) => unknown;
 };
@@ -90,7 +92,9 @@ export async function loadPackage() {
 	}
 	const pkg = new PackageDirectoryLoader(ROOT);
 	await pkg.loadAll();
-	const base = new PackageDirectoryLoader(path.dirname(require.resolve('n8n-nodes-base/package.json')));
+	const base = new PackageDirectoryLoader(
+		path.dirname(require.resolve('n8n-nodes-base/package.json')),
+	);
 	for (const file of BASE_NODES) base.loadNodeFromFile(path.join('dist/nodes', file));
 	loaded = { pkg, base };
 	return loaded;
@@ -145,7 +149,14 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		if (typeof auth === 'function') return await auth(credentials, requestOptions);
 		const resolve = (value: unknown) =>
 			typeof value === 'string' && value.startsWith('=') && workflow && node
-				? workflow.expression.getSimpleParameterValue(node, value, 'internal', { $credentials: credentials }, undefined, '')
+				? workflow.expression.getSimpleParameterValue(
+						node,
+						value,
+						'internal',
+						{ $credentials: credentials },
+						undefined,
+						'',
+					)
 				: value;
 		const options = requestOptions as unknown as IDataObject;
 		for (const [outer, props] of Object.entries(auth.properties as IDataObject)) {
@@ -253,7 +264,10 @@ export interface RunOptions {
 	onStart?: (stop: () => void) => void;
 }
 
-export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}): Promise<RunResult> {
+export async function runWorkflow(
+	spec: WorkflowSpec,
+	options: RunOptions = {},
+): Promise<RunResult> {
 	const { credentials = {}, mode = 'manual' } = options;
 	const { pkg, base } = await loadPackage();
 	const nodeTypes = new HarnessNodeTypes({ [PACKAGE]: pkg, 'n8n-nodes-base': base });
@@ -307,7 +321,10 @@ export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}):
 			runData: {},
 			pinData: options.pinData
 				? Object.fromEntries(
-						Object.entries(options.pinData).map(([name, items]) => [name, items.map((json) => ({ json }))]),
+						Object.entries(options.pinData).map(([name, items]) => [
+							name,
+							items.map((json) => ({ json })),
+						]),
 					)
 				: undefined,
 		},
@@ -329,7 +346,8 @@ export async function runWorkflow(spec: WorkflowSpec, options: RunOptions = {}):
 		workflowError: run.data.resultData.error as RunResult['workflowError'],
 		output(nodeName, outputIndex = 0) {
 			const runs = runData[nodeName];
-			if (!runs?.length) throw new Error(`node "${nodeName}" did not run (ran: ${order.join(', ')})`);
+			if (!runs?.length)
+				throw new Error(`node "${nodeName}" did not run (ran: ${order.join(', ')})`);
 			return runs[runs.length - 1].data?.main?.[outputIndex] ?? [];
 		},
 		error(nodeName) {
@@ -363,7 +381,15 @@ export async function testCredential(
 		description: {
 			...noOp.description,
 			credentials: [{ name: CREDENTIAL, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: test.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const nodeTypes: INodeTypes = {
@@ -372,7 +398,10 @@ export async function testCredential(
 		getKnownTypes: () => ({}),
 	};
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const helper = new HarnessCredentialsHelper({ [CREDENTIAL]: credentialType }, { [CREDENTIAL]: data });
+	const helper = new HarnessCredentialsHelper(
+		{ [CREDENTIAL]: credentialType },
+		{ [CREDENTIAL]: data },
+	);
 	const additionalData = makeAdditionalData(helper);
 	const executeData: IExecuteData = { node, data: {}, source: null };
 	const context = new ExecuteContext(
@@ -387,13 +416,20 @@ export async function testCredential(
 		executeData,
 		[],
 	);
-	const routing = new RoutingNode(context, tempType, { id: '1', name: 'test', type: CREDENTIAL, data });
+	const routing = new RoutingNode(context, tempType, {
+		id: '1',
+		name: 'test',
+		type: CREDENTIAL,
+		data,
+	});
 	const rules = (test.rules ?? []) as Array<{ type: string; properties: IDataObject }>;
 	let response: INodeExecutionData[][] | null | undefined;
 	try {
 		response = await routing.runNode();
 	} catch (error) {
-		const e = error as IDataObject & { cause?: { response?: { status: number; statusText: string }; code?: string } };
+		const e = error as IDataObject & {
+			cause?: { response?: { status: number; statusText: string }; code?: string };
+		};
 		if (e.cause?.response) {
 			const { status, statusText } = e.cause.response;
 			for (const rule of rules) {
@@ -408,7 +444,10 @@ export async function testCredential(
 	}
 	const body = response?.[0]?.[0]?.json ?? {};
 	for (const rule of rules) {
-		if (rule.type === 'responseSuccessBody' && body[rule.properties.key as string] === rule.properties.value) {
+		if (
+			rule.type === 'responseSuccessBody' &&
+			body[rule.properties.key as string] === rule.properties.value
+		) {
 			return { status: 'Error', message: String(rule.properties.message) };
 		}
 	}
@@ -434,7 +473,9 @@ export function node(
 		typeVersion: 1,
 		position: [nodeCounter * 200, 0],
 		parameters: parameters as INode['parameters'],
-		...(full.startsWith(PACKAGE) ? { credentials: { [CREDENTIAL]: { id: '1', name: 'Triptych' } } } : {}),
+		...(full.startsWith(PACKAGE)
+			? { credentials: { [CREDENTIAL]: { id: '1', name: 'Triptych' } } }
+			: {}),
 		...extra,
 	};
 }

@@ -145,7 +145,9 @@ describe('failures of the service', () => {
 		expect(result.workflowError).toBeUndefined();
 		expect(museum.requests).toHaveLength(2);
 		expect(jsonOf(result)).toHaveLength(2);
-		const retries = logs.filter((l) => /^Triptych: museum: retry 1 of 2 .* after ETRUNCATED \(/.test(l.message));
+		const retries = logs.filter((l) =>
+			/^Triptych: museum: retry 1 of 2 .* after ETRUNCATED \(/.test(l.message),
+		);
 		expect(retries).toHaveLength(1);
 	});
 
@@ -181,10 +183,10 @@ describe('failures of the service', () => {
 
 	test('an answer slower than the timeout fails clearly when retries are off', async () => {
 		museum.fail({ kind: 'slow', ms: 1500 });
-		const result = await run({ limit: 1, options: { timeout: 200, maxAttempts: 1 } });
+		const result = await run({ limit: 1, options: { timeout: 600, maxAttempts: 1 } });
 		const error = result.error(NODE)!;
 		expect(error.message).toBe(
-			'The museum service did not answer in full within the Timeout (200 ms) [item 0]',
+			'The museum service did not answer in full within the Timeout (600 ms) [item 0]',
 		);
 		expect(error.description).toMatch(/Raise "Timeout"/);
 		expect(museum.requests).toHaveLength(1);
@@ -192,7 +194,7 @@ describe('failures of the service', () => {
 
 	test('a slow answer and a reset connection are retried (searching is safe to repeat)', async () => {
 		museum.fail({ kind: 'slow', ms: 1500 }, { kind: 'reset' });
-		const result = await run({ limit: 2, options: { ...FAST, timeout: 200 } });
+		const result = await run({ limit: 2, options: { ...FAST, timeout: 600 } });
 		expect(result.workflowError).toBeUndefined();
 		expect(museum.requests).toHaveLength(3);
 		expect(jsonOf(result)).toHaveLength(2);

@@ -409,7 +409,10 @@ describe('bad values are refused before any request, naming the field and the it
 		[{ filters: { hasImage: '={{ "maybe" }}' } }, /"Has Image" must be true or false, not "maybe"/],
 		[{ filters: { person: '={{ { a: 1 } }}' } }, /"Artist" must be text, not \{"a":1\}/],
 		[{ q: '={{ ["a"] }}' }, /"Search" must be text, not \["a"\] \[item 0\]/],
-		[{ filters: { classification: '={{ 5 > 3 ? { x: 1 } : "" }}' } }, /"Classification" must be text, not \{"x":1\}/],
+		[
+			{ filters: { classification: '={{ 5 > 3 ? { x: 1 } : "" }}' } },
+			/"Classification" must be text, not \{"x":1\}/,
+		],
 		[{ filters: { period: '={{ { p: 1 } }}' } }, /"Period" must be text, not \{"p":1\}/],
 		[{ options: { sort: '={{ { by: "title" } }}' } }, /"Sort" must be text, not \{"by":"title"\}/],
 		[
@@ -422,7 +425,10 @@ describe('bad values are refused before any request, naming the field and the it
 			/"Selected Fields" is empty while Output is Selected Fields \[item 0\]/,
 		],
 		[{ output: 'selected', selectedFields: ' , ' }, /"Selected Fields" is empty/],
-		[{ options: { sortOrder: '={{ "up" }}' } }, /^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/],
+		[
+			{ options: { sortOrder: '={{ "up" }}' } },
+			/^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/,
+		],
 		[
 			{ downloadImages: true, maxImages: -1 },
 			/"Max Images" must be a whole number of 0 or more, not -1/,
@@ -439,7 +445,10 @@ describe('bad values are refused before any request, naming the field and the it
 			{ downloadImages: true, maxImageSize: 1025 },
 			/^"Max Image Size \(MB\)" must be a whole number from 1 to 1024, not 1025 \[item 0\]$/,
 		],
-		[{ options: { timeout: 0 } }, /^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/],
+		[
+			{ options: { timeout: 0 } },
+			/^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/,
+		],
 		[
 			{ options: { retryDelay: -5 } },
 			/^"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5 \[item 0\]$/,

@@ -248,10 +248,7 @@ describe('the Max Pages guard', () => {
 				}),
 			),
 		);
-		const result = await runSearch(
-			{ returnAll: true, output: 'raw' },
-			{ museumUrl: small.url },
-		);
+		const result = await runSearch({ returnAll: true, output: 'raw' }, { museumUrl: small.url });
 		expect(result.error(NODE)!.message).toMatch(
 			/needs more than 500 pages .* after 500 records \[item 0\]/,
 		);

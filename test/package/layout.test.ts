@@ -19,7 +19,10 @@ function files(dir: string, ending: string): string[] {
 
 test('no product file is over 300 lines', () => {
 	const long = [...files('nodes', '.ts'), ...files('credentials', '.ts')]
-		.map((file) => ({ file, lines: fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length }))
+		.map((file) => ({
+			file,
+			lines: fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length,
+		}))
 		.filter(({ lines }) => lines > 300);
 	expect(long).toEqual([]);
 });

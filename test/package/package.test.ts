@@ -44,7 +44,10 @@ describe('nodes as n8n loads them', () => {
 		const names = Object.keys(pkg.nodeTypes);
 		expect(names.length).toBe(pkgJson.n8n.nodes.length);
 		for (const name of names) {
-			const type = pkg.nodeTypes[name].type as unknown as { description: Record<string, unknown>; constructor: { name: string } };
+			const type = pkg.nodeTypes[name].type as unknown as {
+				description: Record<string, unknown>;
+				constructor: { name: string };
+			};
 			const d = type.description as {
 				name: string;
 				displayName: string;
@@ -103,11 +106,15 @@ describe('gulp build:icons', () => {
 	test('copies every node and credential icon into the output folder, byte for byte', () => {
 		const out = fs.mkdtempSync(path.join(os.tmpdir(), 'triptych-icons-'));
 		try {
-			execFileSync(process.execPath, [path.join(ROOT, 'node_modules/gulp/bin/gulp.js'), 'build:icons'], {
-				cwd: ROOT,
-				env: { ...process.env, TRIPTYCH_ICONS_DEST: out },
-				stdio: 'pipe',
-			});
+			execFileSync(
+				process.execPath,
+				[path.join(ROOT, 'node_modules/gulp/bin/gulp.js'), 'build:icons'],
+				{
+					cwd: ROOT,
+					env: { ...process.env, TRIPTYCH_ICONS_DEST: out },
+					stdio: 'pipe',
+				},
+			);
 			const sources = [
 				...fs.readdirSync(path.join(ROOT, 'icons')).map((f) => `icons/${f}`),
 				...fs

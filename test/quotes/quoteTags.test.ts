@@ -36,7 +36,9 @@ beforeEach(() => {
 });
 
 function creds(overrides: IDataObject = {}) {
-	return { triptychApi: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...overrides } };
+	return {
+		triptychApi: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...overrides },
+	};
 }
 
 async function runTags(
@@ -52,7 +54,11 @@ async function runTags(
 
 describe('field mapping', () => {
 	test('Search, Limit, Sort By and Sort Order become q, limit, sortBy and order', async () => {
-		const result = await runTags({ q: 'lo', limit: 3, options: { sortBy: 'quoteCount', order: 'desc' } });
+		const result = await runTags({
+			q: 'lo',
+			limit: 3,
+			options: { sortBy: 'quoteCount', order: 'desc' },
+		});
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(1);
 		const req = server.requests[0];
@@ -69,7 +75,10 @@ describe('field mapping', () => {
 	});
 
 	test('sorted as asked: Quote Count, descending', async () => {
-		const result = await runTags({ returnAll: true, options: { sortBy: 'quoteCount', order: 'desc' } });
+		const result = await runTags({
+			returnAll: true,
+			options: { sortBy: 'quoteCount', order: 'desc' },
+		});
 		const counts = result.output('Tags').map((i) => i.json.quoteCount as number);
 		expect(counts.length).toBeGreaterThan(5);
 		for (let i = 1; i < counts.length; i++) expect(counts[i - 1]).toBeGreaterThanOrEqual(counts[i]);
@@ -86,14 +95,19 @@ describe('field mapping', () => {
 		}));
 		tags[5].quoteCount = '100';
 		delete tags[7].quoteCount;
-		const count = (t: IDataObject) => (t.quoteCount === undefined ? -Infinity : Number(t.quoteCount));
+		const count = (t: IDataObject) =>
+			t.quoteCount === undefined ? -Infinity : Number(t.quoteCount);
 
 		test('Sort By Quote Count, Descending, Limit 10: the 10 highest counts, in order (ties in the service’s order)', async () => {
 			server.fail({ kind: 'status', status: 200, body: tags });
 			const result = await runTags({ limit: 10, options: { sortBy: 'quoteCount', order: 'desc' } });
 			expect(result.workflowError).toBeUndefined();
 			expect(server.requests).toHaveLength(1);
-			expect(server.requests[0].query).toEqual({ limit: '10', sortBy: 'quoteCount', order: 'desc' });
+			expect(server.requests[0].query).toEqual({
+				limit: '10',
+				sortBy: 'quoteCount',
+				order: 'desc',
+			});
 			const expected = tags
 				.map((tag, index) => ({ tag, index }))
 				.sort((a, b) => count(b.tag) - count(a.tag) || a.index - b.index)
@@ -106,9 +120,15 @@ describe('field mapping', () => {
 		});
 
 		test('Sort By Quote Count alone is descending; Ascending puts a tag without a count last', async () => {
-			server.fail({ kind: 'status', status: 200, body: tags }, { kind: 'status', status: 200, body: tags });
+			server.fail(
+				{ kind: 'status', status: 200, body: tags },
+				{ kind: 'status', status: 200, body: tags },
+			);
 			const desc = await runTags({ returnAll: true, options: { sortBy: 'quoteCount' } });
-			const asc = await runTags({ returnAll: true, options: { sortBy: 'quoteCount', order: 'asc' } });
+			const asc = await runTags({
+				returnAll: true,
+				options: { sortBy: 'quoteCount', order: 'asc' },
+			});
 			const counts = (result: typeof desc) => result.output('Tags').map((i) => i.json.quoteCount);
 			expect(counts(desc)).toHaveLength(30);
 			const d = counts(desc).map(Number);
@@ -126,7 +146,9 @@ describe('field mapping', () => {
 			const names = result.output('Tags').map((i) => String(i.json.name));
 			const expected = tags
 				.map((t) => String(t.name))
-				.sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0))
+				.sort((x, y) =>
+					x.toLowerCase() < y.toLowerCase() ? -1 : x.toLowerCase() > y.toLowerCase() ? 1 : 0,
+				)
 				.slice(0, 5);
 			expect(names).toEqual(expected);
 			expect(names.some((n) => n.startsWith('tag '))).toBe(true);
@@ -163,19 +185,30 @@ describe('field mapping', () => {
 		expect(result.output('Tags')).toHaveLength(4);
 	});
 
-	(hasSharedData() ? test : test.skip)('real Quotable data: counts computed from the quotes', async () => {
-		const result = await runTags({ q: 'famous', returnAll: true });
-		const famous = result.output('Tags').find((i) => i.json.slug === 'famous-quotes');
-		expect(famous?.json).toMatchObject({ name: 'Famous Quotes', quoteCount: 1090 });
-	});
+	(hasSharedData() ? test : test.skip)(
+		'real Quotable data: counts computed from the quotes',
+		async () => {
+			const result = await runTags({ q: 'famous', returnAll: true });
+			const famous = result.output('Tags').find((i) => i.json.slug === 'famous-quotes');
+			expect(famous?.json).toMatchObject({ name: 'Famous Quotes', quoteCount: 1090 });
+		},
+	);
 
 	test('several input items each run their own search from expressions, paired to their item', async () => {
 		const result = await runTags(
 			{ q: '={{ $json.term }}', limit: '={{ $json.max }}' },
-			{ items: [{ term: 'wis', max: 1 }, { term: 'self', max: 2 }, { term: 'zzz-none', max: 5 }] },
+			{
+				items: [
+					{ term: 'wis', max: 1 },
+					{ term: 'self', max: 2 },
+					{ term: 'zzz-none', max: 5 },
+				],
+			},
 		);
 		// the items run concurrently: one request each, in any order
-		expect(server.requests.map((r) => r.query).sort((a, b) => Number(a.limit) - Number(b.limit))).toEqual([
+		expect(
+			server.requests.map((r) => r.query).sort((a, b) => Number(a.limit) - Number(b.limit)),
+		).toEqual([
 			{ q: 'wis', limit: '1' },
 			{ q: 'self', limit: '2' },
 			{ q: 'zzz-none', limit: '5' },
@@ -184,7 +217,11 @@ describe('field mapping', () => {
 		const pairedTo = (n: number) => out.filter((i) => (i.pairedItem as IPairedItemData).item === n);
 		expect(pairedTo(0)).toHaveLength(1);
 		expect(pairedTo(0)[0].json.name).toMatch(/wis/i);
-		expect(pairedTo(1).map((i) => i.json.name).sort()).toEqual(['Self', 'Self Help']);
+		expect(
+			pairedTo(1)
+				.map((i) => i.json.name)
+				.sort(),
+		).toEqual(['Self', 'Self Help']);
 		expect(pairedTo(2)).toHaveLength(0);
 		expect(out).toHaveLength(pairedTo(0).length + pairedTo(1).length);
 	});
@@ -210,13 +247,19 @@ describe('body shapes and the key', () => {
 	test('a service that wants a key says how to turn it on', async () => {
 		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl: keyed.url } });
 		const error = result.error('Tags')!;
-		expect(error.message).toMatch(/quotes service answered status "fail": Invalid API key \[item 0\]/);
+		expect(error.message).toMatch(
+			/quotes service answered status "fail": Invalid API key \[item 0\]/,
+		);
 		expect(error.description).toMatch(/Send API Key to Quotes Service/);
 		expect(error.httpCode).toBe('401');
 	});
 
 	test('a {results: [...]} body (the README shape of the best-known service) is accepted', async () => {
-		server.fail({ kind: 'status', status: 200, body: { count: 1, results: [{ _id: 'x', name: 'Love' }] } });
+		server.fail({
+			kind: 'status',
+			status: 200,
+			body: { count: 1, results: [{ _id: 'x', name: 'Love' }] },
+		});
 		const result = await runTags({ limit: 5 });
 		expect(result.output('Tags').map((i) => i.json)).toEqual([{ _id: 'x', name: 'Love' }]);
 	});
@@ -224,19 +267,28 @@ describe('body shapes and the key', () => {
 	test('an unexpected body shape is named in the error', async () => {
 		server.fail({ kind: 'status', status: 200, body: { tagz: 1, other: 2 } });
 		const result = await runTags({ limit: 5 });
-		expect(result.error('Tags')!.message).toMatch(/object with the keys tagz, other where a list of tags was expected/);
+		expect(result.error('Tags')!.message).toMatch(
+			/object with the keys tagz, other where a list of tags was expected/,
+		);
 	});
 });
 
 describe('failures of the service', () => {
 	test('429 with Retry-After is retried (counted at the server) and logged at debug level', async () => {
-		server.fail({ kind: 'status', status: 429, retryAfter: '0' }, { kind: 'status', status: 429, retryAfter: '0' });
+		server.fail(
+			{ kind: 'status', status: 429, retryAfter: '0' },
+			{ kind: 'status', status: 429, retryAfter: '0' },
+		);
 		const result = await runTags({ limit: 2, options: FAST });
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(3);
 		expect(result.output('Tags')).toHaveLength(2);
 		const retries = logs
-			.filter((l) => l.level === 'debug' && /^Triptych: quotes: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message))
+			.filter(
+				(l) =>
+					l.level === 'debug' &&
+					/^Triptych: quotes: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message),
+			)
 			.map((l) => l.message);
 		expect(retries).toHaveLength(2);
 		expect(retries[0]).toMatch(/^Triptych: quotes: retry 1 of 2 /);
@@ -273,7 +325,11 @@ describe('failures of the service', () => {
 			{
 				q: '={{ $json.term }}',
 				limit: 1,
-				options: { retryDelay: 5, maxRetryWait: '={{ $itemIndex === 2 ? 1 : 10 }}', concurrency: 2 },
+				options: {
+					retryDelay: 5,
+					maxRetryWait: '={{ $itemIndex === 2 ? 1 : 10 }}',
+					concurrency: 2,
+				},
 			},
 			// terms that match tags in the fixtures and in the shared data alike
 			{ items: [{ term: 'o' }, { term: 'e' }, { term: 's' }], extra: { continueOnFail: true } },
@@ -305,7 +361,11 @@ describe('failures of the service', () => {
 	});
 
 	test('a burst of 502/503/504 is retried with backoff within Max Attempts', async () => {
-		server.fail({ kind: 'status', status: 502 }, { kind: 'html', status: 503 }, { kind: 'status', status: 504 });
+		server.fail(
+			{ kind: 'status', status: 502 },
+			{ kind: 'html', status: 503 },
+			{ kind: 'status', status: 504 },
+		);
 		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 4 } });
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(4);
@@ -316,7 +376,9 @@ describe('failures of the service', () => {
 		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } });
 		expect(server.requests).toHaveLength(2);
 		const error = result.error('Tags')!;
-		expect(error.message).toMatch(/quotes service answered status "error": Service Unavailable \[item 0\]/);
+		expect(error.message).toMatch(
+			/quotes service answered status "error": Service Unavailable \[item 0\]/,
+		);
 		expect(error.description).toMatch(/gave up after 2 attempts/);
 		expect(error.httpCode).toBe('503');
 	});
@@ -327,11 +389,17 @@ describe('failures of the service', () => {
 		const result = await runTags({ limit: 1, options: { maxRetryWait: 10 } });
 		expect(Date.now() - started).toBeLessThan(3000);
 		expect(server.requests).toHaveLength(1);
-		expect(result.error('Tags')!.description).toMatch(/waiting 120 s more \(as Retry-After asked\) would pass the Max Retry Wait of 10 s/);
+		expect(result.error('Tags')!.description).toMatch(
+			/waiting 120 s more \(as Retry-After asked\) would pass the Max Retry Wait of 10 s/,
+		);
 	});
 
 	test('other 4xx are not retried', async () => {
-		server.fail({ kind: 'status', status: 400, body: { status: 'fail', message: 'limit is too large' } });
+		server.fail({
+			kind: 'status',
+			status: 400,
+			body: { status: 'fail', message: 'limit is too large' },
+		});
 		const result = await runTags({ limit: 1, options: FAST });
 		expect(server.requests).toHaveLength(1);
 		expect(result.error('Tags')!.message).toMatch(/answered status "fail": limit is too large/);
@@ -343,7 +411,9 @@ describe('failures of the service', () => {
 		const result = await runTags({ limit: 1, options: FAST });
 		const error = result.error('Tags')!;
 		// the page's title, said once
-		expect(error.message).toBe('The quotes service answered HTTP 500 with an HTML page: "500 Internal Server Error" [item 0]');
+		expect(error.message).toBe(
+			'The quotes service answered HTTP 500 with an HTML page: "500 Internal Server Error" [item 0]',
+		);
 		expect(error.httpCode).toBe('500');
 		expect(error.description).toMatch(/The service failed/);
 		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
@@ -368,7 +438,12 @@ describe('failures of the service', () => {
 	});
 
 	test('malformed JSON on an error status is quoted', async () => {
-		server.fail({ kind: 'status', status: 502, body: '{"oops": ', contentType: 'application/json' });
+		server.fail({
+			kind: 'status',
+			status: 502,
+			body: '{"oops": ',
+			contentType: 'application/json',
+		});
 		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 1 } });
 		expect(result.error('Tags')!.message).toBe(
 			'The quotes service answered HTTP 502 with malformed JSON: "{"oops":" [item 0]',
@@ -396,16 +471,18 @@ describe('failures of the service', () => {
 
 	test('an answer slower than the timeout fails clearly when retries are off', async () => {
 		server.fail({ kind: 'slow', ms: 1500 });
-		const result = await runTags({ limit: 1, options: { timeout: 300, maxAttempts: 1 } });
+		const result = await runTags({ limit: 1, options: { timeout: 600, maxAttempts: 1 } });
 		const error = result.error('Tags')!;
-		expect(error.message).toBe('The quotes service did not answer in full within the Timeout (300 ms) [item 0]');
+		expect(error.message).toBe(
+			'The quotes service did not answer in full within the Timeout (600 ms) [item 0]',
+		);
 		expect(error.description).toMatch(/Raise "Timeout"/);
 		expect(server.requests).toHaveLength(1);
 	});
 
 	test('a slow answer is retried for a read, within the retry settings', async () => {
 		server.fail({ kind: 'slow', ms: 1500 });
-		const result = await runTags({ limit: 1, options: { ...FAST, timeout: 300 } });
+		const result = await runTags({ limit: 1, options: { ...FAST, timeout: 600 } });
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(2);
 	});
@@ -421,7 +498,10 @@ describe('failures of the service', () => {
 		const closed = await startQuotesServer();
 		const url = closed.url;
 		await closed.close();
-		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } }, { credentials: { quotesUrl: url } });
+		const result = await runTags(
+			{ limit: 1, options: { ...FAST, maxAttempts: 2 } },
+			{ credentials: { quotesUrl: url } },
+		);
 		const error = result.error('Tags')!;
 		expect(error.message).toBe('Could not reach the quotes service [item 0]');
 		expect(error.description).toMatch(/ECONNREFUSED/);
@@ -455,14 +535,38 @@ describe('bad field values are refused before any request', () => {
 		[{ limit: 2.5 }, /"Limit" must be a whole number of 1 or more, not 2.5/],
 		[{ limit: '={{ "ten" }}' }, /"Limit" must be a whole number of 1 or more, not "ten"/],
 		[{ q: '={{ { a: 1 } }}' }, /"Search" must be text, not \{"a":1\}/],
-		[{ options: { timeout: 0 } }, /^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/],
-		[{ options: { maxResponseSize: 2000 } }, /^"Max Response Size \(MB\)" must be a whole number from 1 to 1024, not 2000 \[item 0\]$/],
-		[{ options: { concurrency: 0 } }, /^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/],
-		[{ options: { maxAttempts: 11 } }, /"Max Attempts" must be a whole number from 1 to 10, not 11/],
-		[{ options: { retryDelay: -5 } }, /"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5/],
-		[{ options: { maxRetryWait: -1 } }, /"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/],
-		[{ options: { sortBy: '={{ "popularity" }}' } }, /^"Sort By" must be one of dateAdded, dateModified, name, quoteCount, not "popularity" \[item 0\]$/],
-		[{ options: { order: '={{ "up" }}' } }, /^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/],
+		[
+			{ options: { timeout: 0 } },
+			/^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/,
+		],
+		[
+			{ options: { maxResponseSize: 2000 } },
+			/^"Max Response Size \(MB\)" must be a whole number from 1 to 1024, not 2000 \[item 0\]$/,
+		],
+		[
+			{ options: { concurrency: 0 } },
+			/^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/,
+		],
+		[
+			{ options: { maxAttempts: 11 } },
+			/"Max Attempts" must be a whole number from 1 to 10, not 11/,
+		],
+		[
+			{ options: { retryDelay: -5 } },
+			/"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5/,
+		],
+		[
+			{ options: { maxRetryWait: -1 } },
+			/"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/,
+		],
+		[
+			{ options: { sortBy: '={{ "popularity" }}' } },
+			/^"Sort By" must be one of dateAdded, dateModified, name, quoteCount, not "popularity" \[item 0\]$/,
+		],
+		[
+			{ options: { order: '={{ "up" }}' } },
+			/^"Sort Order" must be one of asc, desc, not "up" \[item 0\]$/,
+		],
 	])('%j', async (params, message) => {
 		const result = await runTags(params as IDataObject);
 		const error = result.error('Tags')!;
@@ -473,7 +577,10 @@ describe('bad field values are refused before any request', () => {
 	});
 
 	test('the item is named when only one item of several is wrong, and nothing is sent for any item', async () => {
-		const result = await runTags({ limit: '={{ $json.max }}' }, { items: [{ max: 2 }, { max: 0 }] });
+		const result = await runTags(
+			{ limit: '={{ $json.max }}' },
+			{ items: [{ max: 2 }, { max: 0 }] },
+		);
 		expect(result.error('Tags')!.message).toMatch(/not 0 \[item 1\]/);
 		expect(server.requests).toHaveLength(0);
 	});
@@ -481,19 +588,35 @@ describe('bad field values are refused before any request', () => {
 
 describe('Continue On Fail', () => {
 	test('errors become items paired to their input; good items still run', async () => {
-		server.fail({ kind: 'status', status: 200, body: loadQuoteTags() }, { kind: 'envelope', envStatus: 'fail', message: 'No such tag' });
+		server.fail(
+			{ kind: 'status', status: 200, body: loadQuoteTags() },
+			{ kind: 'envelope', envStatus: 'fail', message: 'No such tag' },
+		);
 		// one request at a time, so the faults meet the items in order
 		const result = await runTags(
 			{ q: '={{ $json.term }}', limit: '={{ $json.max }}', options: { concurrency: 1 } },
-			{ items: [{ term: 'a', max: 1 }, { term: 'b', max: 1 }, { term: 'c', max: -1 }], extra: { continueOnFail: true } },
+			{
+				items: [
+					{ term: 'a', max: 1 },
+					{ term: 'b', max: 1 },
+					{ term: 'c', max: -1 },
+				],
+				extra: { continueOnFail: true },
+			},
 		);
 		expect(result.workflowError).toBeUndefined();
 		const out = result.output('Tags');
 		expect(out).toHaveLength(3);
 		expect(out[0].pairedItem).toEqual({ item: 0 });
 		expect(out[0].json).toHaveProperty('name');
-		expect(out[1]).toMatchObject({ pairedItem: { item: 1 }, json: { error: expect.stringMatching(/No such tag/) } });
-		expect(out[2]).toMatchObject({ pairedItem: { item: 2 }, json: { error: expect.stringMatching(/"Limit" must be/) } });
+		expect(out[1]).toMatchObject({
+			pairedItem: { item: 1 },
+			json: { error: expect.stringMatching(/No such tag/) },
+		});
+		expect(out[2]).toMatchObject({
+			pairedItem: { item: 2 },
+			json: { error: expect.stringMatching(/"Limit" must be/) },
+		});
 		expect(server.requests).toHaveLength(2);
 	});
 });
@@ -510,12 +633,20 @@ describe('the API key never shows', () => {
 		expect(error.message).toMatch(/Bearer \*\*\*/);
 		const asItems = await runTags(
 			{ limit: 1, options: FAST },
-			{ credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true }, extra: { continueOnFail: true } },
+			{
+				credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true },
+				extra: { continueOnFail: true },
+			},
 		);
 		keyed.setMode({ echoHeaders: false });
-		const ok = await runTags({ limit: 1 }, { credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true } });
+		const ok = await runTags(
+			{ limit: 1 },
+			{ credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true } },
+		);
 		for (const result of [failing, asItems, ok]) {
-			const dump = JSON.stringify(result.run, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v));
+			const dump = JSON.stringify(result.run, (_k, v) =>
+				v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
+			);
 			expect(dump).not.toContain(KEY);
 		}
 		expect(JSON.stringify(logs)).not.toContain(KEY);

@@ -20,7 +20,10 @@ beforeEach(() => server.reset());
 
 function example(): { nodes: INode[]; connections: IConnections } {
 	const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-	const text = readme.slice(readme.indexOf('### Fire Automation'), readme.indexOf('## Retries, time limits'));
+	const text = readme.slice(
+		readme.indexOf('### Fire Automation'),
+		readme.indexOf('## Retries, time limits'),
+	);
 	const block = [...text.matchAll(/```json\n([\s\S]*?)\n```/g)]
 		.map((m) => m[1])
 		.find((b) => b.includes('"connections"'));

@@ -46,7 +46,9 @@ describe('node description', () => {
 		expect(d.group).toEqual(['output']);
 		// usable as an AI agent's tool, with a description written for the model
 		expect(d.usableAsTool).toEqual({
-			replacements: { description: expect.stringMatching(/^Fire an automation .*event name and a JSON payload/) },
+			replacements: {
+				description: expect.stringMatching(/^Fire an automation .*event name and a JSON payload/),
+			},
 		});
 		expect(d.description).toBe(
 			'Fire an "if this then that" automation with an event name and a JSON payload',
@@ -89,10 +91,15 @@ describe('node description', () => {
 		expect(option('timeout').displayName).toBe('Timeout (ms)');
 		expect(option('retryDelay').displayName).toBe('Initial Retry Delay (ms)');
 		expect(option('batchInterval').displayName).toBe('Batch Interval (ms)');
-		expect(option('idempotency')).toMatchObject({ displayName: 'Idempotency Key Mode', default: 'none' });
-		expect((option('idempotency').options as IDataObject[]).map((o) => o.value).sort()).toEqual(
-			['auto', 'custom', 'none'],
-		);
+		expect(option('idempotency')).toMatchObject({
+			displayName: 'Idempotency Key Mode',
+			default: 'none',
+		});
+		expect((option('idempotency').options as IDataObject[]).map((o) => o.value).sort()).toEqual([
+			'auto',
+			'custom',
+			'none',
+		]);
 	});
 });
 
@@ -138,7 +145,11 @@ describe('request mapping', () => {
 			'/trigger/motion_2',
 			'/trigger/window_1',
 		]);
-		expect(result.output(NODE).map((o) => o.json.event)).toEqual(['door_0', 'window_1', 'motion_2']);
+		expect(result.output(NODE).map((o) => o.json.event)).toEqual([
+			'door_0',
+			'window_1',
+			'motion_2',
+		]);
 	});
 
 	test('Query and Limit are query parameters by default; not sent when empty or not added', async () => {
@@ -434,11 +445,27 @@ describe('bad values are refused before any request', () => {
 		['concurrency', 0, '"Concurrency" must be a whole number from 1 to 256, not 0 [item 0]'],
 		['concurrency', 257, '"Concurrency" must be a whole number from 1 to 256, not 257 [item 0]'],
 		['batchSize', 0, '"Items per Batch" must be a whole number of 1 or more'],
-		['batchInterval', -5, '"Batch Interval (ms)" must be a whole number of 0 or more, not -5 [item 0]'],
+		[
+			'batchInterval',
+			-5,
+			'"Batch Interval (ms)" must be a whole number of 0 or more, not -5 [item 0]',
+		],
 		['timeout', 0, '"Timeout (ms)" must be a whole number of 1 or more, not 0 [item 0]'],
-		['retryDelay', -1, '"Initial Retry Delay (ms)" must be a whole number of 0 or more, not -1 [item 0]'],
-		['maxResponseSize', 0, '"Max Response Size (MB)" must be a whole number from 1 to 1024, not 0 [item 0]'],
-		['maxResponseSize', 1025, '"Max Response Size (MB)" must be a whole number from 1 to 1024, not 1025 [item 0]'],
+		[
+			'retryDelay',
+			-1,
+			'"Initial Retry Delay (ms)" must be a whole number of 0 or more, not -1 [item 0]',
+		],
+		[
+			'maxResponseSize',
+			0,
+			'"Max Response Size (MB)" must be a whole number from 1 to 1024, not 0 [item 0]',
+		],
+		[
+			'maxResponseSize',
+			1025,
+			'"Max Response Size (MB)" must be a whole number from 1 to 1024, not 1025 [item 0]',
+		],
 	])('%s %p', async (name, value, message) => {
 		const error = await refused({ event: 'e', options: { [name]: value } });
 		expect(error.message).toContain(message);
@@ -447,10 +474,22 @@ describe('bad values are refused before any request', () => {
 	test.each([
 		[{ q: '={{ { a: 1 } }}' }, '"Query" must be text, not {"a":1} [item 0]'],
 		[{ payload: 'xml' }, '"Payload" must be one of fields, item, json, none, not "xml" [item 0]'],
-		[{ options: { queryIn: '={{ "header" }}' } }, '"Send Query and Limit As" must be one of query, body, not "header" [item 0]'],
-		[{ options: { idempotency: '={{ "always" }}' } }, '"Idempotency Key Mode" must be one of auto, custom, none, not "always" [item 0]'],
-		[{ options: { idempotency: 'custom' } }, '"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]'],
-		[{ options: { idempotency: 'custom', idempotencyKey: '  ' } }, '"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]'],
+		[
+			{ options: { queryIn: '={{ "header" }}' } },
+			'"Send Query and Limit As" must be one of query, body, not "header" [item 0]',
+		],
+		[
+			{ options: { idempotency: '={{ "always" }}' } },
+			'"Idempotency Key Mode" must be one of auto, custom, none, not "always" [item 0]',
+		],
+		[
+			{ options: { idempotency: 'custom' } },
+			'"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]',
+		],
+		[
+			{ options: { idempotency: 'custom', idempotencyKey: '  ' } },
+			'"Idempotency Key" is empty while Idempotency Key Mode is Custom [item 0]',
+		],
 	])('%j', async (params, message) => {
 		const error = await refused({ event: 'e', ...params });
 		expect(error.message).toBe(message);

@@ -65,13 +65,16 @@ describe('without an Idempotency Key', () => {
 	});
 
 	test('a timeout after sending: fired once, not sent again', async () => {
-		server.fail({ kind: 'slow', ms: 400 });
-		const result = await runTrigger(server, { event: 'slow', options: { ...FAST, timeout: 100 } });
+		// the service holds its answer well past Timeout (a second, so that a loaded machine still sends in time)
+		server.fail({ kind: 'slow', ms: 2500 });
+		const result = await runTrigger(server, { event: 'slow', options: { ...FAST, timeout: 1000 } });
 		const error = result.error(NODE)!;
+		for (let i = 0; i < 50 && server.requests.length === 0; i++)
+			await new Promise((r) => setTimeout(r, 50));
 		expect(server.requests).toHaveLength(1);
 		expect(server.deliveries).toHaveLength(1);
 		expect(error.message).toBe(
-			'The trigger service did not answer in full within the Timeout (100 ms) [item 0]',
+			'The trigger service did not answer in full within the Timeout (1 s) [item 0]',
 		);
 		expect(error.description).toContain('Raise "Timeout"');
 		expect(error.description).toMatch(NO_RETRY);
@@ -115,7 +118,9 @@ describe('without an Idempotency Key', () => {
 		expect(error.description).toContain('gave up after 3 attempts');
 		expect(error.description).not.toMatch(NO_RETRY);
 		expect(retryLogs()).toHaveLength(2);
-		expect(retryLogs()[0]).toMatch(/^Triptych: trigger: retry 1 of 2 in \d+ ms after ECONNREFUSED \(/);
+		expect(retryLogs()[0]).toMatch(
+			/^Triptych: trigger: retry 1 of 2 in \d+ ms after ECONNREFUSED \(/,
+		);
 	});
 
 	test('several items, one reset: every item reaches the service exactly once (Continue On Fail)', async () => {
@@ -165,7 +170,10 @@ describe('a cut-off answer (2xx whose JSON stops halfway)', () => {
 			server.requests[1].headers['idempotency-key'],
 		);
 		expect(server.deliveries).toHaveLength(1);
-		expect(result.output(NODE)[0].json).toMatchObject({ event: 'cut', id: server.deliveries[0].id });
+		expect(result.output(NODE)[0].json).toMatchObject({
+			event: 'cut',
+			id: server.deliveries[0].id,
+		});
 		expect(retryLogs()).toHaveLength(1);
 		expect(retryLogs()[0]).toMatch(/after ETRUNCATED \(/);
 	});
@@ -192,7 +200,9 @@ describe('Idempotency Key Mode', () => {
 			expect(m![3]).toBe(String(i));
 		});
 		// the same execution and node for all of them
-		expect(new Set(echoed.map((key) => AUTO_KEY.exec(key)![1] + AUTO_KEY.exec(key)![2])).size).toBe(1);
+		expect(new Set(echoed.map((key) => AUTO_KEY.exec(key)![1] + AUTO_KEY.exec(key)![2])).size).toBe(
+			1,
+		);
 		expect([...echoed].sort()).toEqual([...keys].sort());
 		expect(server.deliveries).toHaveLength(4);
 	});
@@ -234,7 +244,10 @@ describe('Idempotency Key Mode', () => {
 			server.requests[0].headers['idempotency-key'],
 		);
 		expect(server.deliveries).toHaveLength(1);
-		expect(result.output(NODE)[0].json).toMatchObject({ duplicate: true, id: server.deliveries[0].id });
+		expect(result.output(NODE)[0].json).toMatchObject({
+			duplicate: true,
+			id: server.deliveries[0].id,
+		});
 	});
 
 	test('Custom: the given key is sent; a key without a mode also means Custom', async () => {
@@ -313,8 +326,8 @@ describe('with an Idempotency Key', () => {
 	});
 
 	test('a timeout after sending is retried; fired once', async () => {
-		server.fail({ kind: 'slow', ms: 400 });
-		const result = await runTrigger(server, { event: 't', options: { ...KEYED, timeout: 100 } });
+		server.fail({ kind: 'slow', ms: 2000 });
+		const result = await runTrigger(server, { event: 't', options: { ...KEYED, timeout: 600 } });
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(2);
 		expect(server.deliveries).toHaveLength(1);
@@ -350,7 +363,7 @@ describe('with an Idempotency Key', () => {
 		server.fail(
 			{ kind: 'reset' },
 			{ kind: 'status', status: 503, retryAfter: '0' },
-			{ kind: 'slow', ms: 300 },
+			{ kind: 'slow', ms: 1500 },
 			{ kind: 'status', status: 502, retryAfter: '0' },
 			{ kind: 'status', status: 429, retryAfter: '0' },
 			{ kind: 'reset' },
@@ -358,7 +371,7 @@ describe('with an Idempotency Key', () => {
 		const items = numbered(12);
 		const result = await runTrigger(
 			server,
-			{ event: 'batch', payload: 'item', options: { ...KEYED, timeout: 150, concurrency: 4 } },
+			{ event: 'batch', payload: 'item', options: { ...KEYED, timeout: 600, concurrency: 4 } },
 			{ items },
 		);
 		expect(result.workflowError).toBeUndefined();

@@ -1,7 +1,12 @@
 /** Reading an answer (nodes/shared/transport/answer), from source. */
 import type { INode } from 'n8n-workflow';
 
-import { checkJson, extractMessage, interpret, isEnvelope } from '../../nodes/shared/transport/answer';
+import {
+	checkJson,
+	extractMessage,
+	interpret,
+	isEnvelope,
+} from '../../nodes/shared/transport/answer';
 import type { RawResponse } from '../../nodes/shared/transport/types';
 
 const node: INode = {
@@ -22,7 +27,10 @@ function res(statusCode: number, body: string, contentType = 'application/json')
 	};
 }
 
-const WHOLE = JSON.stringify({ status: 'success', data: { records: [{ objectid: 1 }, { objectid: 2 }] } });
+const WHOLE = JSON.stringify({
+	status: 'success',
+	data: { records: [{ objectid: 1 }, { objectid: 2 }] },
+});
 
 describe('checkJson', () => {
 	test('whole JSON is parsed once', () => {
@@ -36,7 +44,9 @@ describe('checkJson', () => {
 		(body) => {
 			const checked = checkJson(res(200, body));
 			expect(checked).toMatchObject({ kind: 'broken', code: 'ETRUNCATED', sent: true });
-			expect((checked as { message: string }).message).toContain(`${Buffer.byteLength(body)} bytes`);
+			expect((checked as { message: string }).message).toContain(
+				`${Buffer.byteLength(body)} bytes`,
+			);
 		},
 	);
 
@@ -79,10 +89,14 @@ describe('envelopes and messages', () => {
 });
 
 describe('interpret', () => {
-	const read = (r: RawResponse) => interpret(checkJson(r) as RawResponse, node, 'quotes', 0, 1, undefined, (t) => t);
+	const read = (r: RawResponse) =>
+		interpret(checkJson(r) as RawResponse, node, 'quotes', 0, 1, undefined, (t) => t);
 
 	test('success: the envelope is unwrapped; a bare body is the data', () => {
-		expect(read(res(200, WHOLE))).toMatchObject({ data: { records: [{ objectid: 1 }, { objectid: 2 }] }, statusCode: 200 });
+		expect(read(res(200, WHOLE))).toMatchObject({
+			data: { records: [{ objectid: 1 }, { objectid: 2 }] },
+			statusCode: 200,
+		});
 		expect(read(res(200, '[1,2]')).data).toEqual([1, 2]);
 	});
 

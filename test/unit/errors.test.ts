@@ -1,7 +1,13 @@
 /** Error texts (nodes/shared/transport/errors), from source. */
 import type { INode } from 'n8n-workflow';
 
-import { excerpt, failureError, hint, htmlTitle, isHtml } from '../../nodes/shared/transport/errors';
+import {
+	excerpt,
+	failureError,
+	hint,
+	htmlTitle,
+	isHtml,
+} from '../../nodes/shared/transport/errors';
 
 const node: INode = {
 	id: 'n1',
@@ -64,9 +70,9 @@ describe('HTML pages', () => {
 	});
 
 	test('htmlTitle: the title, short; none without one', () => {
-		expect(htmlTitle('<html><head><title> 503 Service Temporarily Unavailable </title></head></html>')).toBe(
-			'503 Service Temporarily Unavailable',
-		);
+		expect(
+			htmlTitle('<html><head><title> 503 Service Temporarily Unavailable </title></head></html>'),
+		).toBe('503 Service Temporarily Unavailable');
 		expect(htmlTitle('<html><body>no title</body></html>')).toBeUndefined();
 	});
 });
@@ -74,7 +80,9 @@ describe('HTML pages', () => {
 describe('hint', () => {
 	test('by status, with the credentials field named', () => {
 		expect(hint('401', 'Museum URL')).toMatch(/API Key/);
-		expect(hint('404', 'Museum URL')).toMatch(/Check the Museum URL in the Triptych API credentials/);
+		expect(hint('404', 'Museum URL')).toMatch(
+			/Check the Museum URL in the Triptych API credentials/,
+		);
 		expect(hint('429', 'Quotes URL')).toMatch(/Concurrency|Max Retry Wait/);
 		expect(hint('502', 'Quotes URL')).toMatch(/Max Attempts/);
 		expect(hint('418', 'Quotes URL')).toMatch(/refused the parameters/);
@@ -89,7 +97,12 @@ describe('failureError', () => {
 			node,
 			'museum',
 			0,
-			{ kind: 'timeout', code: 'ETIMEDOUT', message: 'no complete answer within 200 ms', sent: true },
+			{
+				kind: 'timeout',
+				code: 'ETIMEDOUT',
+				message: 'no complete answer within 200 ms',
+				sent: true,
+			},
 			{ unsafe: false, text: 'gave up after 3 attempts' },
 			limits,
 		);

@@ -18,10 +18,17 @@ describe('parseHexColor', () => {
 		expect(parseHexColor(text)).toBe(hex);
 	});
 
-	test.each(['', 'red', '#12345', '#abcd', '#ggg', 'rgb(300, 0, 0)', 'rgb(1, 2)', '#afaf4b|#fff', ' #abc'])(
-		'%j is not a colour',
-		(text) => {
-			expect(parseHexColor(text)).toBeUndefined();
-		},
-	);
+	test.each([
+		'',
+		'red',
+		'#12345',
+		'#abcd',
+		'#ggg',
+		'rgb(300, 0, 0)',
+		'rgb(1, 2)',
+		'#afaf4b|#fff',
+		' #abc',
+	])('%j is not a colour', (text) => {
+		expect(parseHexColor(text)).toBeUndefined();
+	});
 });

@@ -52,14 +52,18 @@ function service(
 			if (page === opts.failPage) throw new Error(`page ${page} failed`);
 			const stride = call.size - (opts.overlap ?? 0);
 			const start = (page - 1) * stride;
-			const records = Array.from({ length: Math.max(0, Math.min(call.size, total - start)) }, (_, i) => ({
-				id: start + i + 1,
-			}));
+			const records = Array.from(
+				{ length: Math.max(0, Math.min(call.size, total - start)) },
+				(_, i) => ({
+					id: start + i + 1,
+				}),
+			);
 			const pages = Math.max(1, Math.ceil((total - (opts.overlap ?? 0)) / stride));
 			const answer: PageAnswer<Rec> = { records };
 			if (opts.pages) answer.pages = pages;
 			// as the museum node reads an answer: paging information (`info`) always has a next link or null
-			if (opts.next || opts.pages) answer.next = page < pages ? `http://svc.example/object?page=${page + 1}` : null;
+			if (opts.next || opts.pages)
+				answer.next = page < pages ? `http://svc.example/object?page=${page + 1}` : null;
 			return answer;
 		} finally {
 			inFlight--;
@@ -90,7 +94,8 @@ function options(
 	};
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const range = (from: number, to: number) =>
+	Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('pageSizeFor', () => {
 	test.each([
@@ -118,7 +123,11 @@ describe('pagesAhead', () => {
 describe('fetchAllPages', () => {
 	test('pages arriving out of order: records are taken in page order, pages fetched concurrently', async () => {
 		// later pages answer first
-		const svc = service(1000, { pages: true, next: true, delay: (page) => (page === 1 ? 0 : (11 - page) * 5) });
+		const svc = service(1000, {
+			pages: true,
+			next: true,
+			delay: (page) => (page === 1 ? 0 : (11 - page) * 5),
+		});
 		const result = await fetchAllPages(options(svc.fetchPage, { concurrency: 4 }));
 		expect(result.items).toEqual(range(1, 1000));
 		expect(result.requests).toBe(10);
@@ -178,7 +187,9 @@ describe('fetchAllPages', () => {
 
 	test('Max Pages: checked up front when the page count is known, after the first page’s records', async () => {
 		const svc = service(1000, { pages: true });
-		const error = await fetchAllPages(options(svc.fetchPage, { maxPages: 9 })).catch((e: unknown) => e);
+		const error = await fetchAllPages(options(svc.fetchPage, { maxPages: 9 })).catch(
+			(e: unknown) => e,
+		);
 		expect(error).toBeInstanceOf(TooMany);
 		expect(error).toMatchObject({ maxPages: 9, kept: 100 });
 		expect(svc.calls).toHaveLength(1);
@@ -239,7 +250,9 @@ describe('fetchAllPages', () => {
 
 	test('a failing page fails the whole: the error, no result', async () => {
 		const svc = service(1000, { pages: true, failPage: 3 });
-		await expect(fetchAllPages(options(svc.fetchPage, { concurrency: 1 }))).rejects.toThrow('page 3 failed');
+		await expect(fetchAllPages(options(svc.fetchPage, { concurrency: 1 }))).rejects.toThrow(
+			'page 3 failed',
+		);
 		// one after another: nothing after the failed page was asked for
 		expect(svc.calls.map((c) => c.page)).toEqual([1, 2, 3]);
 		const concurrent = service(1000, { pages: true, failPage: 3 });

@@ -35,7 +35,12 @@ describe('sortTags', () => {
 	});
 
 	test('names compare case-insensitively', () => {
-		const tags: IDataObject[] = [{ name: 'banana' }, { name: 'Apple' }, { name: 'cherry' }, { name: 'Banana' }];
+		const tags: IDataObject[] = [
+			{ name: 'banana' },
+			{ name: 'Apple' },
+			{ name: 'cherry' },
+			{ name: 'Banana' },
+		];
 		sortTags(tags, 'name', 'asc');
 		expect(names(tags)).toEqual(['Apple', 'banana', 'Banana', 'cherry']);
 		sortTags(tags, 'name', 'desc');
@@ -70,12 +75,16 @@ describe('sortTags', () => {
 	});
 
 	test('sorts in place and keeps every tag', () => {
-		const tags: IDataObject[] = Array.from({ length: 50 }, (_, i) => ({ name: `t${i}`, quoteCount: (i * 31) % 17 }));
+		const tags: IDataObject[] = Array.from({ length: 50 }, (_, i) => ({
+			name: `t${i}`,
+			quoteCount: (i * 31) % 17,
+		}));
 		const same = tags;
 		sortTags(tags, 'quoteCount', 'desc');
 		expect(tags).toBe(same);
 		expect(tags).toHaveLength(50);
 		expect(new Set(names(tags)).size).toBe(50);
-		for (let i = 1; i < 50; i++) expect(Number(tags[i - 1].quoteCount)).toBeGreaterThanOrEqual(Number(tags[i].quoteCount));
+		for (let i = 1; i < 50; i++)
+			expect(Number(tags[i - 1].quoteCount)).toBeGreaterThanOrEqual(Number(tags[i].quoteCount));
 	});
 });
