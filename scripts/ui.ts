@@ -114,7 +114,12 @@ async function main(): Promise<number> {
 		});
 		if (!signedIn) return report(started);
 		// screenshots in the light theme unless a check asks for dark
-		await page.evaluate(() => localStorage.setItem('N8N_THEME', 'light'));
+		await page.evaluate(() =>
+			(globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
+				'N8N_THEME',
+				'light',
+			),
+		);
 
 		await nodesPanel(ctx);
 		await parameterPanels(ctx);

@@ -220,5 +220,5 @@ export async function startApp(
 	const credentialId = created.json?.data?.id as string | undefined;
 	if (created.status !== 200 || !credentialId)
 		fail(`creating the credential answered ${created.status}: ${created.text.slice(0, 500)}`);
-	return { base, rest, server, credentialId, userFolder };
+	return { base, rest, server, credentialId: credentialId as string, userFolder };
 }

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 /**
  * What the UI check does in n8n's editor, by the editor's own data-test-id attributes (found with screenshots and
  * DOM dumps of n8n 2.41.1): sign in, the nodes panel (node creator), the node details view (NDV) and the
