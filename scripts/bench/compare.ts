@@ -232,7 +232,6 @@ export interface ItemsCase {
 
 export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
 	const expectServer = spec.expectServer === null ? undefined : (spec.expectServer ?? spec.items.length);
-	const seqRepeats = spec.sequentialRepeats;
 	const engine = (
 		target: NonNullable<ItemsCase['node'] | ItemsCase['http']>,
 		type: string,
@@ -247,7 +246,7 @@ export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
 			return {
 				name: v.name,
 				notes: v.notes,
-				repeats: v.repeats ?? (sequential ? seqRepeats : undefined),
+				repeats: v.repeats ?? (sequential ? spec.sequentialRepeats : undefined),
 				run: async (warm) => ({
 					...(await runEngine({ workflow, output: name, input: spec.items, credentials, records: target.records, mayStop: v.mayStop }, warm)),
 					expectServer,
@@ -263,7 +262,7 @@ export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
 			variants.push({
 				name: list.length > 1 ? `${loop.name} @${c}` : loop.name,
 				notes: loop.notes,
-				repeats: c === 1 ? seqRepeats : undefined,
+				repeats: c === 1 ? spec.sequentialRepeats : undefined,
 				run: async (warm) => {
 					const items = warm ? spec.items.slice(0, 5) : spec.items;
 					const client = bareClient(loop.keepAlive ?? true);

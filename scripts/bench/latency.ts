@@ -48,7 +48,7 @@ export const targets: Target[] = [
 ];
 
 const bareBest: BareLoop[] = [{ name: V.bare, concurrency: CONCURRENCIES }];
-/** Diagnostic, no target: the node with its highest Concurrency (it still starts at 8 and ramps up) */
+/** Diagnostic, no target: the node with its highest Concurrency (it still starts small and ramps up) */
 const maxed = (name: string) => ({ name: `${name.replace(' (defaults)', '')} (Concurrency 256, the most)`, options: { concurrency: 256 } });
 const common = { repeats: REPEATS, sequentialRepeats: 1 };
 

@@ -1,7 +1,7 @@
 /**
  * Fire Automation (node type `triggerCall`) on loopback: 1,000 input items POSTed to the local trigger server
- * through n8n's engine, with its defaults (adaptive concurrency, up to 64), with Concurrency 1 (the default of the
- * README's table) and with Concurrency 8, next to, in the same process and the same run:
+ * through n8n's engine, with its defaults (adaptive concurrency), with Concurrency 1 (0.1's default, the README's
+ * table) and with Concurrency 8, next to, in the same process and the same run:
  * - a bare axios loop with keep-alive making the same POSTs (same path, headers and JSON body), 1 and 8 at a time;
  * - the same loop opening a new connection per request, which is what n8n's request helpers do (they build a fresh
  *   http.Agent for every request): it shows where the rest of the gap to the keep-alive loop comes from;
@@ -32,7 +32,7 @@ export const V = {
 	bare8: 'bare axios loop, keep-alive, 8 at a time',
 	fresh1: 'bare axios loop, new connection per request, 1 at a time',
 	fresh8: 'bare axios loop, new connection per request, 8 at a time',
-	node: 'Fire Automation node (defaults: adaptive, up to 64)',
+	node: 'Fire Automation node (defaults: adaptive concurrency)',
 	node1: 'Fire Automation node (Concurrency 1)',
 	node8: 'Fire Automation node (Concurrency 8)',
 	http: `HTTP Request node v${HTTP_REQUEST_VERSION} (defaults)`,

@@ -28,14 +28,14 @@ test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives
 	);
 	expect(result.workflowError).toBeUndefined();
 	expect(result.output(NODE)).toHaveLength(30);
-	// the 429 is the first answer (sent 50 ms after its request came). Requests already under way when it reached
-	// the node may still arrive shortly after; from then on nothing arrives until the 2 s are over.
+	// The 429 is the first answer (sent 50 ms after its request came). Requests already on their way when it reached
+	// the node may still arrive in the next moments (later on a loaded machine); after that, nothing arrives until the
+	// 2 s are over.
 	const refused = server.requests[0].at;
-	const gap = server.requests.filter((r) => r.at > refused + 500 && r.at < refused + 1950);
-	expect(gap.map((r) => r.at - refused)).toEqual([]);
-	expect(server.requests.filter((r) => r.at <= refused + 500).length).toBeLessThanOrEqual(
-		Gate.START * 2,
-	);
+	const quiet = server.requests.filter((r) => r.at > refused + 1000 && r.at < refused + 1950);
+	expect(quiet.map((r) => r.at - refused)).toEqual([]);
+	const underWay = server.requests.filter((r) => r.at > refused && r.at <= refused + 1000);
+	expect(underWay.length).toBeLessThanOrEqual(Gate.START * 2);
 	const late = server.requests.filter((r) => r.at >= refused + 1950);
 	expect(late.length).toBeGreaterThan(0);
 	expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
