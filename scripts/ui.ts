@@ -4,10 +4,12 @@
  * with the loopback demo services and a Triptych credential, and drives the editor in Debian's headless Chromium
  * (puppeteer-core, no browser download):
  *   1. the nodes panel: each node found by name and by "triptych", offered as an action and opened as a regular
- *      node after a trigger; Fire Automation not listed in "What triggers this workflow?" for "trigger", and
- *      found for "trigger call";
+ *      node after a trigger; Fire Automation not offered as a trigger in "What triggers this workflow?" for
+ *      "trigger" (n8n 2.41 lists regular nodes there too: it may appear as one, and chosen there it lands after a
+ *      trigger n8n adds), and found for "trigger call" in the actions panel;
  *   2. each node's parameter panel opens with the credential selected and no console error from the package;
- *   3. the credential form: good key, wrong key (the credential's message), Museum URL empty with Quotes URL set;
+ *   3. the credential form: good key, wrong key (the credential's message), Museum URL empty with Quotes URL set,
+ *      every URL empty ("No address to test: …"), a malformed Museum URL ("… is not a web address");
  *   4. Museum Object Search: Output = Selected Fields shows Selected Fields at once;
  *   5. screenshots (light and dark theme, nodes panel, credential form) into docs/screenshots/.
  * Skips (exit 0, "SKIPPED: …") without /usr/bin/chromium or an n8n install; TRIPTYCH_UI_STRICT=1 makes a skip
@@ -106,6 +108,8 @@ async function main(): Promise<number> {
 		browser = await launch();
 		const page = await browser.browser.newPage();
 		page.setDefaultTimeout(15_000);
+		// "leave the page with unsaved changes?" when the check starts a new workflow
+		page.on('dialog', (dialog) => void dialog.accept().catch(() => undefined));
 		const entries = collectErrors(page);
 		const ctx: Ctx = { page, base: app.base, services, entries, check, shots: [] };
 		const signedIn = await check('sign in to the editor as the owner', async () => {
@@ -155,7 +159,8 @@ async function main(): Promise<number> {
 
 function report(started: number): number {
 	const failed = results.filter((r) => !r.ok).length;
-	log(`${results.length - failed} passed, ${failed} failed (${seconds(Date.now() - started)})`);
+	log(`took ${seconds(Date.now() - started)}`);
+	log(`${results.length - failed} passed, ${failed} failed`);
 	return failed || results.length === 0 ? 1 : 0;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Fire Automation (node type `triggerCall`) on loopback: 1,000 input items POSTed to the local trigger server
+ * Fire Automation (node type `fireAutomation`) on loopback: 1,000 input items POSTed to the local trigger server
  * through n8n's engine, with its defaults (adaptive concurrency), with Concurrency 1 (0.1's default, the README's
  * table) and with Concurrency 8, next to, in the same process and the same run:
  * - a bare axios loop with keep-alive making the same POSTs (same path, headers and JSON body), 1 and 8 at a time;
@@ -56,7 +56,7 @@ export function triggerCalls(server: TriggerServer) {
 	const auth = `Bearer ${DEFAULT_API_KEY}`;
 	return {
 		node: {
-			type: 'triggerCall',
+			type: 'fireAutomation',
 			params: { event: EVENT, payload: 'item', options: {} },
 			credentials: { triptychApi: { apiKey: DEFAULT_API_KEY, triggerUrl: server.url, museumUrl: '', quotesUrl: '', sendKeyToQuotes: false } },
 		},

@@ -39,7 +39,7 @@ export const HOSTILE_WORKFLOWS: Record<string, HostileWorkflow> = {
 	},
 	fire: {
 		id: 'e2eHostileFire00',
-		nodeType: 'triggerCall',
+		nodeType: 'fireAutomation',
 		parameters: { event: 'e2e_hostile' },
 		credential: 'main',
 	},

@@ -21,7 +21,7 @@ export const SHOTS = path.join(ROOT, 'docs', 'screenshots');
 export const NODES = [
 	{ type: 'quoteTags', name: 'Quote Tags', file: 'quote-tags' },
 	{ type: 'museumObjectSearch', name: 'Museum Object Search', file: 'museum-object-search' },
-	{ type: 'triggerCall', name: 'Fire Automation', file: 'fire-automation' },
+	{ type: 'fireAutomation', name: 'Fire Automation', file: 'fire-automation' },
 ] as const;
 
 export type CheckFn = (name: string, body: () => Promise<string[]>) => Promise<boolean>;
@@ -38,6 +38,7 @@ export interface Ctx {
 const fail = (message: string): never => {
 	throw new Error(message);
 };
+const log = (line: string) => console.log(line);
 
 export async function shot(ctx: Ctx, name: string) {
 	fs.mkdirSync(SHOTS, { recursive: true });
@@ -61,31 +62,50 @@ function consoleSince(ctx: Ctx, from: number): string[] {
 
 export async function nodesPanel(ctx: Ctx): Promise<void> {
 	const { page, check } = ctx;
-	await check('trigger panel: searching "trigger" does not offer Fire Automation as a trigger', async () => {
-		await page.goto(`${ctx.base}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
-		await (await ed.visible(page, '[data-test-id="canvas-plus-button"]', 'the "Add first step" button')).click();
-		const title = await ed.panelTitle(page);
-		if (!/What triggers this workflow/.test(title)) fail(`the first step's panel is "${title}"`);
+	await check('trigger panel ("What triggers this workflow?"): searching "trigger" does not offer Fire Automation as a trigger', async () => {
+		await openTriggerPanel(ctx);
 		const names = await ed.search(page, 'trigger');
 		await shot(ctx, 'nodes-panel-trigger-search');
 		const at = names.indexOf('Fire Automation');
-		if (at < 0) return [`${names.length} results for "trigger", none of them ours`];
-		// n8n 2.41's trigger-panel search lists regular nodes too (e.g. Quote Tags for "quote"); Fire Automation matches
-		// "trigger" through its alias "trigger call". What must not happen is what 0.1 did: be offered as a trigger
-		// (the bolt badge, first place, "Triggers (n)" entries).
+		if (at < 0) return [`${names.length} results for "trigger", Fire Automation not among them`];
+		// n8n 2.41 searches every node type here (display names and aliases), regular nodes included; Fire Automation
+		// matches "trigger" through its alias "trigger call". What must not happen is what 0.1 did: be offered as a
+		// trigger (the bolt badge, first place) or become the workflow's trigger when chosen.
 		const badge = await ed.hasTriggerBadge(page, 'Fire Automation');
 		if (badge) fail(`Fire Automation is listed as result ${at + 1} of ${names.length} WITH the trigger bolt badge`);
 		if (at === 0) fail(`Fire Automation is the first result of ${names.length} for "trigger"`);
+		const regular = await ed.search(page, 'quote tags');
+		const regularListed = regular.includes('Quote Tags');
+		// chosen here anyway, it must land after a trigger n8n adds, as a regular node
+		await ed.search(page, 'fire automation');
+		await ed.clickItem(page, 'Fire Automation');
+		await ed.clickAction(page, 'Add to workflow');
+		await ed.visible(page, ed.SEL.ndvParameters, 'the parameter panel of Fire Automation');
+		await ed.closeNdv(page);
+		const canvas = await page.$$eval('[data-test-id="canvas-node"]', (els) =>
+			els.map((e) => ({ name: e.getAttribute('data-node-name') ?? '', type: e.getAttribute('data-node-type') ?? '' })),
+		);
+		const triggers = await page.$$eval('[data-test-id="canvas-trigger-node"]', (els) =>
+			els.map((e) => e.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ?? e.getAttribute('data-node-type') ?? '?'),
+		);
+		if (triggers.some((t) => t.endsWith('.fireAutomation')))
+			fail(`chosen in the trigger panel, Fire Automation was drawn as the workflow's trigger (canvas: ${JSON.stringify(canvas)})`);
+		if (!canvas.some((n) => n.type.endsWith('.fireAutomation')) || canvas.length < 2 || triggers.length !== 1)
+			fail(`chosen in the trigger panel, the canvas shows ${JSON.stringify(canvas)} with ${triggers.length} trigger(s)`);
 		return [
 			`listed as a regular node (no trigger badge), result ${at + 1} of ${names.length}, through its alias "trigger call"`,
+			`this panel's search lists regular nodes as well: "quote tags" → ${regularListed ? 'Quote Tags (a regular node) listed too' : regular.join(', ') || 'nothing'}`,
+			`chosen here anyway: canvas ${canvas.map((n) => n.name).join(' → ')}; the only trigger is ${triggers.join(', ')}`,
 		];
 	});
 
 	await check('trigger panel: add "Trigger manually" as the first step', async () => {
-		await ed.search(page, '');
+		await openTriggerPanel(ctx);
 		await ed.clickItem(page, 'Trigger manually');
 		await page.waitForSelector('[data-test-id="canvas-trigger-node"]', { visible: true, timeout: 10_000 });
-		return [`canvas: ${(await ed.canvasNodeNames(page)).join(', ')}`];
+		const names = await ed.canvasNodeNames(page);
+		if (names.length !== 1) fail(`a new workflow should hold just the trigger; canvas: ${names.join(', ')}`);
+		return [`canvas: ${names.join(', ')}`];
 	});
 
 	await check('actions panel: searching "triptych" lists the three nodes', async () => {
@@ -154,6 +174,15 @@ export async function nodesPanel(ctx: Ctx): Promise<void> {
 	}
 }
 
+/** A new workflow and its "Add first step" panel ("What triggers this workflow?"). */
+async function openTriggerPanel(ctx: Ctx) {
+	const { page } = ctx;
+	await page.goto(`${ctx.base}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 30_000 });
+	await (await ed.visible(page, '[data-test-id="canvas-plus-button"]', 'the "Add first step" button', 20_000)).click();
+	const title = await ed.panelTitle(page);
+	if (!/What triggers this workflow/.test(title)) fail(`the first step's panel is "${title}", expected "What triggers this workflow?"`);
+}
+
 async function openActionsPanel(page: Page) {
 	await ed.closePanel(page);
 	await (await ed.visible(page, '[data-test-id="node-creator-plus-button"]', 'the nodes panel button')).click();
@@ -201,6 +230,9 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 
 export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
 	const { page, check, services } = ctx;
+	const all = [services.museum, services.quotes, services.trigger];
+	const reset = () => all.forEach((s) => s.reset());
+	const asked = () => all.reduce((n, s) => n + s.requests.length, 0);
 	const opened = await check('credential form: a good key says the connection works', async () => {
 		await ed.openNdv(page, 'Quote Tags');
 		await page.click(`${ed.SEL.ndv} [data-test-id="credential-edit-button"]`);
@@ -209,12 +241,11 @@ export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
 		if (!result.ok) fail(`opening the saved credential: ${result.text}`);
 		await ed.sleep(700); // the banner's Retry button fades in
 		await shot(ctx, 'credential-form');
-		services.museum.reset();
-		services.quotes.reset();
+		reset();
 		await ed.setCredentialField(page, 'apiKey', services.apiKey);
 		const again = await ed.saveAndReadTest(page);
-		if (!again.ok) fail(`after Save with the good key: ${again.text}`);
-		return [`on opening and after Save: "${again.text}"; museum probes: ${probes(services.museum.requests, '/object')}`];
+		if (!again.ok) fail(`after Save with the good key the form says "${again.text}"`);
+		return [`on opening and after Save: "${again.text}"; museum service got: ${probes(services.museum.requests, '/object')}`];
 	});
 	if (!opened) return;
 
@@ -223,26 +254,64 @@ export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
 		const result = await ed.saveAndReadTest(page);
 		await ed.sleep(700);
 		await shot(ctx, 'credential-form-wrong-key');
-		if (result.ok) fail('the wrong key was accepted');
-		if (!result.text.includes(rule401)) fail(`the form says "${result.text}", expected "${rule401}"`);
+		if (result.ok) fail('the wrong key was accepted: the form says the connection works');
+		if (!result.text.includes('rejected the API key (HTTP 401)'))
+			fail(`the form says "${result.text}", expected a message mentioning "rejected the API key (HTTP 401)"`);
+		if (!result.text.includes(rule401)) fail(`the form says "${result.text}", expected the credential's 401 rule "${rule401}"`);
 		return [`"${result.text}"`];
 	});
 
-	await check('credential form: Museum URL empty, Quotes URL set → tests the Quotes URL (no ERR_INVALID_URL)', async () => {
+	await check('credential form: Museum URL empty, Quotes URL set → the test succeeds against the Quotes URL (no ERR_INVALID_URL)', async () => {
 		await ed.setCredentialField(page, 'apiKey', services.apiKey);
 		await ed.setCredentialField(page, 'museumUrl', '');
-		services.museum.reset();
-		services.quotes.reset();
+		reset();
 		const result = await ed.saveAndReadTest(page);
-		const asked = probes(services.quotes.requests, '/tags');
-		// put the Museum URL back for the screenshots that follow
-		await ed.setCredentialField(page, 'museumUrl', services.museum.url);
-		await ed.saveAndReadTest(page).catch(() => undefined);
+		const quotes = probes(services.quotes.requests, '/tags');
+		const museum = services.museum.requests.length;
 		if (/ERR_INVALID_URL|Invalid URL/i.test(result.text)) fail(`the form says "${result.text}"`);
 		if (!result.ok) fail(`the test failed: "${result.text}"`);
-		if (!asked.includes('limit=1')) fail(`the quotes service got no GET /tags?limit=1 (got: ${asked || 'nothing'})`);
-		return [`"${result.text}"; quotes service got ${asked}; museum service got ${services.museum.requests.length} requests`];
+		if (!quotes.includes('limit=1')) fail(`the quotes service got no GET /tags?limit=1 (got: ${quotes || 'nothing'})`);
+		if (museum) fail(`the museum service got ${museum} requests with the Museum URL empty`);
+		return [`"${result.text}"; quotes service got ${quotes}; museum service got nothing`];
 	});
+
+	await check('credential form: every URL empty → "No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL"', async () => {
+		await ed.setCredentialField(page, 'quotesUrl', '');
+		await ed.setCredentialField(page, 'triggerUrl', '');
+		reset();
+		const result = await ed.saveAndReadTest(page);
+		await ed.sleep(700);
+		await shot(ctx, 'credential-form-no-address');
+		const expected = 'No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL';
+		if (result.ok) fail('the test succeeded with every URL empty');
+		if (!result.text.includes(expected)) fail(`the form says "${result.text}", expected "${expected}…"`);
+		if (asked()) fail(`the services got ${asked()} requests although no URL is set`);
+		return [`"${result.text}"; no request reached the services`];
+	});
+
+	await check('credential form: a malformed Museum URL → "… is not a web address"', async () => {
+		const malformed = 'museum-api.example.edu';
+		await ed.setCredentialField(page, 'museumUrl', malformed);
+		await ed.setCredentialField(page, 'quotesUrl', services.quotes.url);
+		await ed.setCredentialField(page, 'triggerUrl', services.trigger.url);
+		reset();
+		const result = await ed.saveAndReadTest(page);
+		if (result.ok) fail(`the test succeeded with the Museum URL "${malformed}"`);
+		if (/ERR_INVALID_URL|Invalid URL/i.test(result.text)) fail(`the form shows a bare URL error: "${result.text}"`);
+		if (!result.text.includes('is not a web address')) fail(`the form says "${result.text}", expected "… is not a web address …"`);
+		if (!result.text.includes('Museum URL') || !result.text.includes(malformed))
+			fail(`the message does not name the Museum URL "${malformed}": "${result.text}"`);
+		if (asked()) fail(`the services got ${asked()} requests`);
+		return [`"${result.text}"`];
+	});
+
+	// put the credential back as it was (the theme screenshots show the nodes with it)
+	await ed.setCredentialField(page, 'museumUrl', services.museum.url);
+	await ed.setCredentialField(page, 'quotesUrl', services.quotes.url);
+	await ed.setCredentialField(page, 'triggerUrl', services.trigger.url);
+	await ed.setCredentialField(page, 'apiKey', services.apiKey);
+	const restored = await ed.saveAndReadTest(page).catch((error: Error) => ({ ok: false, text: error.message }));
+	if (!restored.ok) log(`        (restoring the credential: "${restored.text}")`);
 	await ed.closeCredentialModal(page);
 	await ed.closeNdv(page).catch(() => undefined);
 }

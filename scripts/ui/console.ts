@@ -6,7 +6,7 @@
 import type { ConsoleEntry } from './browser';
 
 const PACKAGE =
-	/n8n-nodes-triptych|triptych|quoteTags|museumObjectSearch|triggerCall|Fire Automation|Quote Tags|Museum Object Search/i;
+	/n8n-nodes-triptych|triptych|quoteTags|museumObjectSearch|fireAutomation|Fire Automation|Quote Tags|Museum Object Search/i;
 
 export interface Sorted {
 	fromPackage: ConsoleEntry[];

@@ -239,14 +239,32 @@ export async function setCredentialField(page: Page, name: string, value: string
 	await page.keyboard.press('Tab');
 }
 
-export type TestOutcome = { ok: true; text: string } | { ok: false; text: string };
+export interface TestOutcome {
+	ok: boolean;
+	/** What the form says: "Connection tested successfully", or the failure banner's details (the message) */
+	text: string;
+	/** n8n's answer to the editor's POST /rest/credentials/test, when the check saw it */
+	answer?: { status?: string; message?: string };
+}
 
 /**
- * Clicks Save (n8n saves, then tests the credential) and reads what the form says: the success banner, or the
- * failure banner with its "More details" opened (that is where n8n shows the credential's message).
+ * Clicks Save (n8n saves, then tests the credential with POST /rest/credentials/test) and reads what the form says
+ * once that answer has arrived: the success banner, or the failure banner's details (where n8n shows the message).
  */
 export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
 	await sleep(300);
+	const tested = page
+		.waitForResponse(
+			(res) => res.request().method() === 'POST' && /\/rest\/credentials\/test\b/.test(res.url()),
+			{ timeout },
+		)
+		.then(async (res) => {
+			const json = (await res.json().catch(() => undefined)) as
+				| { data?: { status?: string; message?: string } }
+				| undefined;
+			return json?.data ?? {};
+		})
+		.catch(() => undefined);
 	await page.click(`${SEL.credentialModal} [data-test-id="credential-save-button"] button`);
 	await page
 		.waitForFunction(
@@ -259,33 +277,55 @@ export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<Tes
 			SEL.credentialModal,
 		)
 		.catch(() => fail('the credential form did not say "Saved"'));
-	return await readTest(page, timeout);
+	const answer = await tested;
+	if (!answer) fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
+	// the banner follows the answer: wait until it shows this answer, not the previous test's
+	const expected = answer!.status === 'OK' ? 'Connection tested successfully' : (answer!.message ?? '').slice(0, 40);
+	return { ...(await readTest(page, timeout, expected)), answer };
 }
 
-export async function readTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
+/** The test result the open credential form shows (optionally: wait until it contains `expected`). */
+export async function readTest(page: Page, timeout = 20_000, expected = ''): Promise<TestOutcome> {
 	const outcome = await page
 		.waitForFunction(
-			(config) => {
+			(config, expected) => {
 				const root = document.querySelector(config) as HTMLElement | null;
 				const text = root?.innerText ?? '';
-				if (/Connection tested successfully/.test(text)) return 'ok';
-				if (/Couldn.t connect with these settings/.test(text)) return 'error';
-				return false;
+				const ok = /Connection tested successfully/.test(text);
+				const failed = /Couldn.t connect with these settings/.test(text);
+				if (!ok && !failed) return false;
+				if (failed) {
+					// the credential form opened from a node folds the message under "More details"
+					const more = [...root!.querySelectorAll('button, a, span')].find(
+						(e) => (e as HTMLElement).innerText?.trim() === 'More details' && (e as HTMLElement).offsetParent,
+					) as HTMLElement | undefined;
+					if (more) {
+						more.click();
+						return false;
+					}
+				}
+				if (expected && !text.replace(/\s+/g, ' ').includes(expected.replace(/\s+/g, ' '))) return false;
+				return ok ? 'ok' : 'error';
 			},
 			{ timeout, polling: 200 },
 			SEL.credentialConfig,
+			expected,
 		)
 		.then(async (handle) => (await handle.jsonValue()) as string)
-		.catch(() => fail('the credential form showed no test result'));
-	if (outcome === 'ok')
-		return { ok: true, text: 'Connection tested successfully' };
-	const [more] = await byXPath(page, `//*[@data-test-id="editCredential-modal"]//*[normalize-space()="More details"]`);
-	if (more) {
-		await more.click();
-		await sleep(500);
-	}
-	const text = await page.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText);
-	return { ok: false, text: text.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ') };
+		.catch(async () => {
+			const shown = await page.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText).catch(() => '');
+			return fail(
+				`the credential form showed no test result${expected ? ` containing "${expected}"` : ''} within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
+			);
+		});
+	if (outcome === 'ok') return { ok: true, text: 'Connection tested successfully' };
+	// the visible danger banner: its heading, then a details block with the message
+	const details = await page.$$eval(`${SEL.credentialConfig} .el-tag--danger`, (tags) => {
+		const shown = tags.find((t) => (t as HTMLElement).offsetParent && /Couldn.t connect/.test((t as HTMLElement).innerText));
+		const block = shown?.querySelector('[class*="_details_"]') as HTMLElement | null;
+		return (block?.innerText ?? (shown as HTMLElement | undefined)?.innerText ?? '').trim();
+	});
+	return { ok: false, text: details.replace(/\s+/g, ' ') };
 }
 
 export async function closeCredentialModal(page: Page) {

@@ -114,7 +114,7 @@ export function paramsOf(
 const TYPE: Record<Kind, string> = {
 	museum: 'museumObjectSearch',
 	quotes: 'quoteTags',
-	trigger: 'triggerCall',
+	trigger: 'fireAutomation',
 };
 
 export interface RunNodeOptions {

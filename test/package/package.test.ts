@@ -89,9 +89,10 @@ describe('nodes as n8n loads them', () => {
 		}
 	});
 
-	test('Fire Automation (type triggerCall) is still found by its old name', async () => {
+	test('Fire Automation: no "trigger" in its type or display name (n8n treats such nodes as triggers), found by its old name', async () => {
 		const { pkg } = await loadPackage();
-		const d = pkg.nodeTypes.triggerCall.type.description as unknown as {
+		expect(Object.keys(pkg.nodeTypes).filter((t) => /trigger/i.test(t))).toEqual([]);
+		const d = pkg.nodeTypes.fireAutomation.type.description as unknown as {
 			displayName: string;
 			defaults: { name?: string };
 			codex?: { alias?: string[] };

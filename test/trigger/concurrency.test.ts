@@ -86,7 +86,7 @@ test('Stop during a concurrent run: calls in flight end, nothing new is sent, th
 	server.setMode({ delayMs: 400 });
 	let stop: () => void = () => undefined;
 	const running = runWorkflow(
-		chain(manualTrigger(START), node('triggerCall', NODE, { event: 'stopped' })),
+		chain(manualTrigger(START), node('fireAutomation', NODE, { event: 'stopped' })),
 		{
 			credentials: creds(server),
 			pinData: { [START]: numbered(60) },

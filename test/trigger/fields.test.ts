@@ -33,11 +33,11 @@ function sentInAnyOrder() {
 describe('node description', () => {
 	test('is an action usable as an AI tool, not a trigger node', async () => {
 		const { pkg } = await loadPackage();
-		const type = pkg.nodeTypes.triggerCall.type as unknown as {
+		const type = pkg.nodeTypes.fireAutomation.type as unknown as {
 			description: IDataObject & { group: string[]; codex?: { alias?: string[] } };
 		};
 		const d = type.description;
-		expect(d.name).toBe('triggerCall');
+		expect(d.name).toBe('fireAutomation');
 		expect(d.displayName).toBe('Fire Automation');
 		expect(d.defaults).toEqual({ name: 'Fire Automation' });
 		// n8n's editor lists any node whose display name contains "trigger" as a trigger
@@ -54,7 +54,7 @@ describe('node description', () => {
 			'Fire an "if this then that" automation with an event name and a JSON payload',
 		);
 		expect(String(d.name)).not.toMatch(/Trigger$/);
-		expect(type.constructor.name).toBe('TriggerCall');
+		expect(type.constructor.name).toBe('FireAutomation');
 		// searching for the old name still finds it
 		expect(d.codex?.alias).toEqual(expect.arrayContaining(['trigger call', 'triptych']));
 		const names = (d.properties as IDataObject[]).map((p) => p.name);

@@ -38,7 +38,7 @@ export async function runTrigger(
 	params: IDataObject,
 	opts: RunOptions = {},
 ) {
-	const wf = chain(manualTrigger(START), node('triggerCall', NODE, params, opts.extra ?? {}));
+	const wf = chain(manualTrigger(START), node('fireAutomation', NODE, params, opts.extra ?? {}));
 	return await runWorkflow(wf, {
 		credentials: creds(server, opts.credentials),
 		pinData: opts.items ? { [START]: opts.items } : undefined,

@@ -30,7 +30,7 @@ export function batchWindows(ctx: IExecuteFunctions): BatchWindows {
  * where it surely did not arrive (the transport's rule). Batching windows hold items back as the HTTP Request node's
  * do; within a window the client's gate paces the calls.
  */
-export function triggerCallOperation(
+export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 	windows: BatchWindows,

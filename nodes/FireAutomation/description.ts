@@ -191,7 +191,7 @@ const optionsProperty: INodeProperties = optionsCollection([
 	),
 ]);
 
-export const triggerCallProperties: INodeProperties[] = [
+export const fireAutomationProperties: INodeProperties[] = [
 	...eventProperties,
 	...payloadProperties,
 	optionsProperty,

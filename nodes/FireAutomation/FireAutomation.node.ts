@@ -9,19 +9,19 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { runItems } from '../shared/items';
 import { getConcurrency } from '../shared/options';
 import { TriptychClient } from '../shared/transport';
-import { triggerCallProperties } from './description';
-import { batchWindows, triggerCallOperation } from './operation';
+import { fireAutomationProperties } from './description';
+import { batchWindows, fireAutomationOperation } from './operation';
 
 /**
- * Fire Automation (type `triggerCall`): POST {Trigger URL}/trigger/{Event} with a JSON body, once per input item.
+ * Fire Automation (type `fireAutomation`): POST {Trigger URL}/trigger/{Event} with a JSON body, once per input item.
  * An action, not a trigger: n8n's editor treats any node whose display name contains "trigger" as a trigger, so
  * the display name avoids the word (searches for "trigger call" still find it through the codex aliases).
  */
-export class TriggerCall implements INodeType {
+export class FireAutomation implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Fire Automation',
-		name: 'triggerCall',
-		icon: { light: 'file:triggerCall.svg', dark: 'file:triggerCall.dark.svg' },
+		name: 'fireAutomation',
+		icon: { light: 'file:fireAutomation.svg', dark: 'file:fireAutomation.dark.svg' },
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["event"] ? "Fire: " + $parameter["event"] : "POST /trigger/" }}',
@@ -36,13 +36,13 @@ export class TriggerCall implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true }],
-		properties: triggerCallProperties,
+		properties: fireAutomationProperties,
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const concurrency = getConcurrency(this);
 		const client = new TriptychClient(this, concurrency);
-		return await runItems(this, triggerCallOperation(this, client, batchWindows(this)), {
+		return await runItems(this, fireAutomationOperation(this, client, batchWindows(this)), {
 			continueOnFail: this.continueOnFail(),
 			concurrency,
 			onStop: () => client.halt(),
