@@ -62,12 +62,12 @@ const MAX_ATTEMPTS = (description: string): NumberOption => ({
 
 /** Max Attempts as it is true for a GET: everything transient is retried. */
 export const MAX_ATTEMPTS_READ = MAX_ATTEMPTS(
-	'Attempts per request in all, the first included. Rate limits (429), 502/503/504 answers, timeouts and broken connections are retried; 1 turns retries off.',
+	'Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait and do not count.',
 );
 
 /** Max Attempts as it is true for Trigger Call, whose retries could fire an automation twice. */
 export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
-	'Attempts per call in all, the first included; 1 turns retries off. Rate limits (429) and refused connections are always retried. 502/503/504 answers, timeouts and broken connections are retried only when an Idempotency Key is set: without one a retry could fire the automation twice.',
+	'Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, not counted.',
 );
 
 /** Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. */

@@ -353,6 +353,8 @@ export async function createTestServer<M extends BaseMode>(
 		if (wait > 0) {
 			rateLimited++;
 			requests.push({ ...recorded, rateLimited: true });
+			// refused at arrival, answered as late as any answer (latency is the network's, not the handler's)
+			if (mode.delayMs > 0) await sleep(mode.delayMs);
 			send(
 				res,
 				json(

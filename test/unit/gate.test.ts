@@ -115,7 +115,7 @@ describe('Gate', () => {
 		gate.release('neutral', 150);
 		const started = Date.now();
 		const turns = await Promise.all([gate.acquire(1000), gate.acquire(1000)]);
-		expect(turns).toEqual([{ ok: true }, { ok: true }]);
+		expect(turns).toMatchObject([{ ok: true }, { ok: true }]);
 		expect(Date.now() - paused).toBeGreaterThanOrEqual(140);
 		expect(Date.now() - started).toBeGreaterThanOrEqual(130);
 	});

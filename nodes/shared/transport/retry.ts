@@ -31,8 +31,9 @@ export type Outcome =
  * The one attempt/retry loop, shared by API requests and image downloads. Every attempt passes the service's gate.
  * Retried, with exponential backoff and jitter or as long as Retry-After asks: 429 (always: the service did not act
  * on it), 502/503/504 and failures on the wire (only when the request is repeatable or surely was not received).
- * Never retried: an answer too large, a redirect that is not followed, a Stop. Bounded by Max Attempts and by
- * Max Retry Wait (the time spent waiting between attempts); a wait longer than what is left ends the retries at once.
+ * Never retried: an answer too large, a redirect that is not followed, a Stop. Bounded by Max Attempts (429s do not
+ * count, unless Max Attempts is 1: the service did not act on them) and by Max Retry Wait (the time spent waiting
+ * between attempts); a wait longer than what is left ends the retries at once.
  */
 export async function withRetries(
 	run: () => Promise<RawResponse | Failure>,
@@ -40,6 +41,8 @@ export async function withRetries(
 ): Promise<Outcome> {
 	const { settings, gate } = policy;
 	let waited = 0;
+	/** Attempts that count toward Max Attempts: all but those refused with a 429 (unless Max Attempts is 1) */
+	let counted = 0;
 	for (let attempt = 1; ; attempt++) {
 		const turn = await gate.acquire(settings.maxRetryWait - waited);
 		if (!turn.ok) {
@@ -70,7 +73,7 @@ export async function withRetries(
 		let signal: Signal = 'neutral';
 		if (failure) {
 			if (FINAL_KINDS.has(failure.kind)) {
-				gate.release('neutral');
+				gate.release('neutral', undefined, false, turn.ticket);
 				return { failure, attempts: attempt };
 			}
 			retryable = !failure.sent || policy.repeatable;
@@ -80,21 +83,23 @@ export async function withRetries(
 			retryAfter = parseRetryAfter(header(res!.headers, 'retry-after'));
 			if (PUSHBACK_STATUS.has(res!.statusCode)) signal = 'pushback';
 		} else {
-			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral');
+			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral', undefined, false, turn.ticket);
 			return { res: res!, attempts: attempt };
 		}
 
 		const delay = retryAfter ?? backoff(settings.retryDelay, attempt);
 		const rateLimited = res?.statusCode === 429;
+		// the service did not act on a 429: it waits its turn (bounded by Max Retry Wait) instead of using up attempts
+		if (!rateLimited || settings.maxAttempts <= 1) counted++;
 		// A 429, or a Retry-After on any answer, pauses every request of the run, not only this one.
-		gate.release(signal, rateLimited || retryAfter !== undefined ? delay : undefined, rateLimited);
+		gate.release(signal, rateLimited || retryAfter !== undefined ? delay : undefined, rateLimited, turn.ticket);
 
 		const left = settings.maxRetryWait - waited;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
 		let stop: Stop | undefined;
 		if (!retryable) {
 			stop = { unsafe: true, text: policy.noRetryAdvice };
-		} else if (attempt >= settings.maxAttempts) {
+		} else if (counted >= settings.maxAttempts) {
 			stop = { unsafe: false, text: tries };
 		} else if (delay > left) {
 			const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';

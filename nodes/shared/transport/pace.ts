@@ -1,0 +1,228 @@
+/** One request as the pace remembers it: when it was let through and how the service answered. */
+export interface Ticket {
+	sent: number;
+	outcome?: 'ok' | 'refused' | 'other';
+}
+
+const LOG_MAX = 20_000;
+/** A fitted rate is used at this share, for the jitter between when we send and when the service counts */
+const MARGIN = 0.97;
+/** Without a fitted rate, the pace doubles every second until the service refuses again */
+const DISCOVERY_GROWTH = 4;
+/** With a fitted rate and no 429 for this long, the pace creeps up (+1% per second) in case the limit was raised */
+const CREEP_AFTER_MS = 10_000;
+
+/**
+ * The request pace of one gate, learned from the service's 429s as a token bucket (how rate limits are built):
+ * `burst` requests at once after a quiet spell, `rate` per second after that.
+ *
+ * - Until the first 429 there is no pace.
+ * - **Burst**: the first 429 shows an empty bucket; the requests accepted in the second before the refused one was
+ *   sent are (at most) the bucket's size.
+ * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and doubles every second until
+ *   the next 429.
+ * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
+ *   known requests at known times; the lowest refill rate under which a bucket of `burst` tokens could have accepted
+ *   all of them is what the service gives (at least). The pace is then 95% of it.
+ * - The pace itself is a token bucket on our side (GCRA): after a pause it may send `burst` at once, like the
+ *   service's own bucket, which refilled meanwhile.
+ */
+export class Pace {
+	burst?: number;
+	rate?: number;
+	private fitted = false;
+	/** Theoretical arrival time of the GCRA: a request may go once `tat - tolerance <= now` */
+	private tat = 0;
+	/** Send time of the request whose refusal last showed an empty bucket */
+	private emptyAt?: number;
+	private lastChange = 0;
+	private log: Ticket[] = [];
+	/** The best estimate of the service's rate so far */
+	private best?: number;
+	private strikes = 0;
+	/** The two empty moments to fit the rate between, once the pause has ended */
+	private toFit?: { from: number; to: number };
+
+	/** Remembers a request let through now. */
+	record(now: number): Ticket {
+		const ticket: Ticket = { sent: now };
+		if (this.log.length >= LOG_MAX) this.log = this.log.slice(-LOG_MAX / 2);
+		this.log.push(ticket);
+		return ticket;
+	}
+
+	/** Whether requests are paced (after the first 429). */
+	get active(): boolean {
+		return this.emptyAt !== undefined;
+	}
+
+	/** How long until the next request may go (0: now). */
+	delay(now: number): number {
+		if (this.emptyAt === undefined) return 0;
+		if (this.burst === undefined) this.start(this.emptyAt, now);
+		else if (this.toFit) {
+			this.fit(this.toFit.from, this.toFit.to, now);
+			this.toFit = undefined;
+		}
+		this.grow(now);
+		const tolerance = (this.capacity() - 1) * (1000 / this.rate!);
+		return Math.max(0, this.tat - tolerance - now);
+	}
+
+	/** One request goes now (after `delay` said 0). */
+	take(now: number): void {
+		if (this.rate !== undefined) this.tat = Math.max(this.tat, now) + 1000 / this.rate;
+	}
+
+	/**
+	 * After the first 429's pause (its answers are in by now, also those slower than the 429): the requests accepted
+	 * in the second before the refused one was sent give the burst; the pace starts at `burst / pause` per second.
+	 */
+	private start(emptyAt: number, now: number): void {
+		this.burst = Math.max(1, this.accepted(emptyAt - 1000, emptyAt + 1).length);
+		this.rate = Math.max(1, (this.burst * 1000) / Math.max(1000, now - emptyAt));
+		this.lastChange = now;
+		this.tat = emptyAt + (this.capacity() * 1000) / this.rate;
+	}
+
+	/**
+	 * The first 429 of a wave (the service's bucket was empty when `ticket` reached it); traffic resumes at `resume`.
+	 * Fits the rate (after the first), and empties our own bucket.
+	 */
+	refused(ticket: Ticket, now: number, resume: number): void {
+		const previous = this.emptyAt;
+		this.emptyAt = ticket.sent;
+		if (this.burst === undefined || this.rate === undefined) return; // the burst is counted when the pause ends
+		if (previous !== undefined) this.toFit = { from: previous, to: ticket.sent };
+		// our bucket is empty where the service's was, and refills at our pace during the pause
+		this.tat = ticket.sent + (this.capacity() * 1000) / this.rate;
+		this.lastChange = Math.max(now, resume);
+	}
+
+	/**
+	 * When the pause after a 429 ends (the answers to requests sent before the refused one are in by then, also
+	 * those slower than the 429): the lowest rate that explains what the service accepted between its two empty
+	 * moments.
+	 */
+	private fit(from: number, to: number, now: number): void {
+		const accepted = this.accepted(from, to).map((t) => t.sent);
+		let low = lowestRateThatAccepts(accepted, from, this.burst!);
+		// no rate fits: the bucket is larger than the first 429 showed
+		while (low === 0 && accepted.length && this.burst! < accepted.length) {
+			this.burst = Math.min(accepted.length, this.burst! * 2);
+			low = lowestRateThatAccepts(accepted, from, this.burst);
+		}
+		const high = highestRateThatRefuses(accepted, from, to, this.burst!);
+		// The rate lies between the two bounds: take the middle. When they disagree (jitter between when we send and
+		// when the service counts, or a burst counted too high), start from what the service plainly accepted per
+		// second between the two 429s and go on discovering.
+		const consistent = low > 0 && low <= 1.05 * high;
+		if (!consistent) {
+			const average = (1000 * accepted.length) / Math.max(1, to - from);
+			this.rate = Math.max(0.1, this.rate! / 2, MARGIN * Math.min(average, Number.isFinite(high) ? Math.max(average, high) : average));
+			this.fitted = false;
+		} else {
+			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
+			// keep the best estimate (a later, shorter stretch between two 429s gives a weaker one); an upper bound below
+			// it is a strike, and two strikes in a row start over (the limit was lowered)
+			const below = this.best !== undefined && 1.05 * high < this.best;
+			this.strikes = below ? this.strikes + 1 : 0;
+			if (this.best === undefined || this.strikes >= 2) {
+				this.best = estimate;
+				this.strikes = 0;
+			} else if (!below) this.best = Math.max(this.best, estimate);
+			this.rate = Math.max(0.1, MARGIN * this.best);
+			this.fitted = true;
+		}
+		this.lastChange = now;
+		this.tat = to + (this.capacity() * 1000) / this.rate;
+	}
+
+	/**
+	 * Our bucket: a fifth smaller than the service's (at least one token less, at least one token), so that requests
+	 * that reach it bunched up (network jitter after a burst), or a burst counted one too high, still find a token.
+	 */
+	private capacity(): number {
+		const burst = Math.floor(this.burst!);
+		return Math.max(1, Math.min(burst - 1, Math.floor(0.8 * burst)));
+	}
+
+	/** Requests sent in (from, to) that the service accepted, in the order they were sent */
+	private accepted(from: number, to: number): Ticket[] {
+		return this.log.filter((t) => t.outcome === 'ok' && t.sent > from && t.sent < to);
+	}
+
+	/** Discovery: ×2 per second; fitted: +1% per second after 10 s without a 429. */
+	private grow(now: number): void {
+		if (this.rate === undefined || now <= this.lastChange) return;
+		if (!this.fitted) {
+			this.rate *= DISCOVERY_GROWTH ** ((now - this.lastChange) / 1000);
+			this.lastChange = now;
+		} else if (now - this.lastChange > CREEP_AFTER_MS) {
+			this.rate *= 1.01 ** ((now - this.lastChange - CREEP_AFTER_MS) / 1000);
+			this.lastChange = now - CREEP_AFTER_MS;
+		}
+	}
+}
+
+/**
+ * The lowest refill rate (per second) under which a token bucket of `burst` tokens, empty at `start`, accepts a
+ * request at each of the times `accepted` (ms, ascending). Binary search on a simulation of the bucket: more refill
+ * never refuses more. 0 when there is nothing to learn from, or when no rate fits (the bucket is larger).
+ */
+export function lowestRateThatAccepts(accepted: number[], start: number, burst: number): number {
+	if (!accepted.length) return 0;
+	const capacity = Math.max(1, burst);
+	const accepts = (rate: number) => {
+		let tokens = 0;
+		let previous = start;
+		for (const at of accepted) {
+			tokens = Math.min(capacity, tokens + (rate * Math.max(0, at - previous)) / 1000);
+			previous = Math.max(previous, at);
+			// a little slack: the service counts arrivals, we know send times
+			if (tokens < 0.9) return false;
+			tokens -= 1;
+		}
+		return true;
+	};
+	let low = 0;
+	let high = 1;
+	while (!accepts(high)) {
+		if (high >= 1e6) return 0;
+		high *= 2;
+	}
+	for (let step = 0; step < 40; step++) {
+		const middle = (low + high) / 2;
+		if (accepts(middle)) high = middle;
+		else low = middle;
+	}
+	return high;
+}
+
+/**
+ * The highest refill rate (per second) under which a token bucket of `burst` tokens, empty at `start`, after the
+ * requests at `accepted`, has no token left at `refused`: the service gives at most this. Infinity without a bound.
+ */
+export function highestRateThatRefuses(accepted: number[], start: number, refused: number, burst: number): number {
+	const capacity = Math.max(1, burst);
+	const refuses = (rate: number) => {
+		let tokens = 0;
+		let previous = start;
+		for (const at of [...accepted, refused]) {
+			tokens = Math.min(capacity, tokens + (rate * Math.max(0, at - previous)) / 1000);
+			previous = Math.max(previous, at);
+			if (at === refused) break;
+			tokens = Math.max(0, tokens - 1);
+		}
+		return tokens < 1;
+	};
+	if (refuses(1e6)) return Infinity;
+	let low = 0;
+	let high = 1e6;
+	for (let step = 0; step < 60; step++) {
+		const middle = (low + high) / 2;
+		if (refuses(middle)) low = middle;
+		else high = middle;
+	}
+	return low;
+}

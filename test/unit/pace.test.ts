@@ -1,0 +1,122 @@
+/** The learned request pace (nodes/shared/transport/pace), from source, against a token bucket in virtual time. */
+import { highestRateThatRefuses, lowestRateThatAccepts, Pace } from '../../nodes/shared/transport/pace';
+import { TokenBucket } from '../servers/ratelimit';
+
+/**
+ * A client that sends as fast as the pace allows to a token-bucket service that answers at once; a 429 pauses it for
+ * `pauseMs` (the service's Retry-After). Returns when each request was accepted or refused, in virtual milliseconds.
+ */
+function simulate(perSecond: number, burst: number, untilMs: number, pauseMs = 1000) {
+	let now = 0;
+	const bucket = new TokenBucket({ perSecond, burst }, () => now);
+	const pace = new Pace();
+	let pausedUntil = 0;
+	const accepted: number[] = [];
+	const refused: number[] = [];
+	while (now < untilMs) {
+		if (now < pausedUntil) now = pausedUntil;
+		const delay = pace.delay(now);
+		if (delay > 0) {
+			now += delay;
+			continue;
+		}
+		pace.take(now);
+		const ticket = pace.record(now);
+		if (bucket.take() === 0) {
+			ticket.outcome = 'ok';
+			accepted.push(now);
+		} else {
+			ticket.outcome = 'refused';
+			refused.push(now);
+			pausedUntil = now + pauseMs;
+			pace.refused(ticket, now, pausedUntil);
+		}
+	}
+	const within = (list: number[], from: number, to = untilMs) => list.filter((t) => t >= from && t < to).length;
+	return { pace, accepted, refused, within };
+}
+
+describe('Pace', () => {
+	test('no pace before the first 429', () => {
+		const pace = new Pace();
+		expect(pace.active).toBe(false);
+		expect(pace.delay(0)).toBe(0);
+	});
+
+	test.each([
+		[20, 10],
+		[5, 1],
+		[100, 100],
+		[2, 5],
+	])('learns a bucket of %d/s, burst %d: then a 429 at most every 20 s, and at least 85%% of the rate', (perSecond, burst) => {
+		const run = simulate(perSecond, burst, 60_000);
+		// a few 429s while it learns (the first burst, then one or two while discovering the rate)
+		expect(run.refused.length).toBeGreaterThanOrEqual(1);
+		// afterwards it stays under the rate; after 10 s without a 429 it creeps up (+1%/s, in case the limit was
+		// raised) until the service refuses one request, and it fits again
+		expect(run.within(run.refused, 15_000)).toBeLessThanOrEqual(3);
+		// accepted per second from then on, pauses included (the service's own bucket forbids more than its rate)
+		const learned = run.within(run.accepted, 15_000) / 45;
+		expect(learned).toBeGreaterThanOrEqual(0.85 * perSecond);
+		expect(run.pace.burst).toBeGreaterThanOrEqual(burst);
+	});
+
+	test('a lowered limit (40/s → 10/s): it starts over after two 429s that show the lower rate', () => {
+		let now = 0;
+		let limit = { perSecond: 40, burst: 10 };
+		let bucket = new TokenBucket(limit, () => now);
+		const pace = new Pace();
+		let pausedUntil = 0;
+		const refusedAfterChange: number[] = [];
+		let acceptedLate = 0;
+		while (now < 90_000) {
+			if (now >= 20_000 && limit.perSecond === 40) {
+				limit = { perSecond: 10, burst: 10 };
+				bucket = new TokenBucket(limit, () => now);
+			}
+			if (now < pausedUntil) now = pausedUntil;
+			const delay = pace.delay(now);
+			if (delay > 0) {
+				now += delay;
+				continue;
+			}
+			pace.take(now);
+			const ticket = pace.record(now);
+			if (bucket.take() === 0) {
+				ticket.outcome = 'ok';
+				if (now >= 60_000) acceptedLate++;
+			} else {
+				ticket.outcome = 'refused';
+				if (now >= 20_000) refusedAfterChange.push(now);
+				pausedUntil = now + 1000;
+				pace.refused(ticket, now, pausedUntil);
+			}
+		}
+		expect(refusedAfterChange.length).toBeGreaterThanOrEqual(1);
+		// settled at the new rate within 15 s: from then on only the creep's rare 429s (one per 20 s or so)
+		expect(refusedAfterChange.filter((t) => t >= 35_000).length).toBeLessThanOrEqual(3);
+		expect(acceptedLate / 30).toBeGreaterThanOrEqual(8);
+	});
+});
+
+describe('the bucket arithmetic', () => {
+	test('lowestRateThatAccepts: one request every 50 ms from an empty bucket needs about 20/s', () => {
+		const sends = Array.from({ length: 40 }, (_, i) => 50 * (i + 1));
+		const rate = lowestRateThatAccepts(sends, 0, 10);
+		// a tenth of a token of slack for jitter: 0.9 token per 50 ms
+		expect(rate).toBeGreaterThan(17.9);
+		expect(rate).toBeLessThanOrEqual(20.01);
+		expect(lowestRateThatAccepts([], 0, 10)).toBe(0);
+		// ten at once from an empty bucket of one: no rate fits
+		expect(lowestRateThatAccepts(Array(10).fill(100), 0, 1)).toBe(0);
+	});
+
+	test('highestRateThatRefuses: a bucket refilled for 1 s, ten taken, the next refused 30 ms later', () => {
+		const accepted = Array(10).fill(1000);
+		const high = highestRateThatRefuses(accepted, 0, 1030, 10);
+		// 10 tokens at 1 s needs >= 10/s; no token 30 ms after the ten needs < 1 / 0.03 s
+		expect(high).toBeGreaterThan(33);
+		expect(high).toBeLessThanOrEqual(33.4);
+		expect(highestRateThatRefuses([], 0, 0, 10)).toBe(Infinity);
+	});
+});
