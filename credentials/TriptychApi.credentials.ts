@@ -1,8 +1,6 @@
 import type {
-	IAuthenticateRuleResponseCode,
 	Icon,
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	INodeProperties,
@@ -21,38 +19,12 @@ function originOf(address: unknown, base?: unknown): string | undefined {
 	}
 }
 
-/** Which address the test used, for its fixed messages. */
-const TESTED = 'the Museum URL (or, when that is empty, the Quotes URL, then the Trigger URL)';
-
-/** What the credential test asks for when no address is filled in (`authenticate` explains it). */
-const NO_ADDRESS = 'triptych:no-address';
-
-/**
- * The credential test's choice of address, as expression code: the first filled in of Museum URL, Quotes URL and
- * Trigger URL. An empty or malformed address reaches `authenticate`, which refuses it with a message saying what
- * to fix (n8n's editor shows an error's message as the test's result, but only the code of a network error).
- */
-const PICK_ADDRESS = `
-	const fields = [
-		['Museum URL', $credentials.museumUrl, '/object'],
-		['Quotes URL', $credentials.quotesUrl, '/tags'],
-		['Trigger URL', $credentials.triggerUrl, '/'],
-	];
-	const set = fields.filter((f) => String(f[1] || '').trim() !== '');
-	const picked = set.length
-		? { url: String(set[0][1]).trim().replace(/\\/+$/, ''), path: set[0][2] }
-		: { url: '${NO_ADDRESS}', path: '' };
-`;
-
 /** Why a request's address is unusable, naming the credential field it came from and what to do. */
 function addressProblem(
 	credentials: ICredentialDataDecryptedObject,
 	requestOptions: IHttpRequestOptions,
 ): string {
 	const raw = String(requestOptions.baseURL ?? requestOptions.url ?? '').trim();
-	if (raw === NO_ADDRESS || raw === '') {
-		return 'No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL (those of the services you use).';
-	}
 	const field =
 		[
 			['Museum URL', credentials.museumUrl],
@@ -72,6 +44,9 @@ function addressProblem(
  * key never passes through node code; n8n applies it here, as `Authorization: Bearer <key>`, and only to requests
  * for the origin of the Trigger URL or the Museum URL (and the Quotes URL when "Send API Key to Quotes Service" is
  * on). Whatever asks for a request elsewhere (a redirect, a next-page link, an image host) never gets the key.
+ *
+ * Its Test is a function of the nodes (`testedBy`, nodes/shared/credentialTest.ts): n8n's declarative test can show
+ * only the code of a network failure (a bare ECONNREFUSED), the function words every outcome with the address.
  */
 export class TriptychApi implements ICredentialType {
 	name = 'triptychApi';
@@ -150,59 +125,4 @@ export class TriptychApi implements ICredentialType {
 			},
 		};
 	}
-
-	// The test checks what is configured: the Museum URL (a one-record search), or when it is empty the Quotes URL (a
-	// one-tag list), or when both are empty the Trigger URL's root (never its /trigger/ path: that would fire an
-	// automation). n8n's declarative tests only carry fixed messages, so each names the addresses it may concern;
-	// an empty or malformed address is reported by the expression itself, before any request.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: `={{ (() => { ${PICK_ADDRESS} return picked.url; })() }}`,
-			url: `={{ (() => { ${PICK_ADDRESS} return picked.path; })() }}`,
-			method: 'GET',
-			qs: { limit: 1 },
-			timeout: 15000,
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: `The service at ${TESTED} rejected the API key (HTTP 401). Check the API Key.`,
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message: `The service at ${TESTED} refused the API key (HTTP 403). Check that the key may read from it.`,
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message: `Nothing answers at ${TESTED} (HTTP 404). Use the service's base address, without /object or /tags.`,
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'status',
-					value: 'fail',
-					message: `The service at ${TESTED} answered with status "fail": the API key was not accepted.`,
-				},
-			},
-			{
-				type: 'responseSuccessBody',
-				properties: {
-					key: 'status',
-					value: 'error',
-					message: `The service at ${TESTED} answered with status "error". Check the API Key and the address.`,
-				},
-			},
-			// n8n's tester checks each rule by its own type (status codes on failed answers, body fields on
-			// successful ones); the published type only admits arrays of one kind, hence the cast.
-		] as unknown as IAuthenticateRuleResponseCode[],
-	};
 }

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { TARGETS, ensureN8n, ensureRuntime, killAll, type Runtime } from './e2e/n8n';
+import { TARGETS, credentialTestMessage, ensureN8n, ensureRuntime, killAll, type Runtime } from './e2e/n8n';
 import { type Services, ROOT, startServices } from './e2e/scenarios';
 import { type App, OWNER, pack, startApp } from './ui/app';
 import { CHROMIUM, type Launched, collectErrors, launch } from './ui/browser';
@@ -59,17 +59,6 @@ function skip(reason: string): number {
 	}
 	log(`SKIPPED: ${reason}`);
 	return 0;
-}
-
-/** The credential type's message for HTTP 401, read from the build (as the e2e check does). */
-function credentialRule401(): string {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const { TriptychApi } = require(path.join(ROOT, 'dist/credentials/TriptychApi.credentials.js')) as {
-		TriptychApi: new () => { test: { rules: Array<{ type: string; properties: { value?: unknown; message: string } }> } };
-	};
-	const rule = new TriptychApi().test.rules.find((r) => r.type === 'responseCode' && r.properties.value === 401);
-	if (!rule) throw new Error('the credential type has no rule for HTTP 401');
-	return rule.properties.message;
 }
 
 async function main(): Promise<number> {
@@ -127,7 +116,7 @@ async function main(): Promise<number> {
 
 		await nodesPanel(ctx);
 		await parameterPanels(ctx);
-		await credentialForm(ctx, credentialRule401());
+		await credentialForm(ctx, credentialTestMessage({ apiKey: 'wrong', museumUrl: services.museum.url }, 401));
 		await themes(ctx);
 
 		const sorted = sortEntries(entries, app.base);

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { triptychApiTest } from '../shared/credentialTest';
 import { runItems } from '../shared/items';
 import { getConcurrency } from '../shared/options';
 import { TriptychClient } from '../shared/transport';
@@ -35,9 +36,11 @@ export class FireAutomation implements INodeType {
 		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'triptychApi', required: true }],
+		credentials: [{ name: 'triptychApi', required: true, testedBy: 'triptychApiTest' }],
 		properties: fireAutomationProperties,
 	};
+
+	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const concurrency = getConcurrency(this);

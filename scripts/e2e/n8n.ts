@@ -20,11 +20,6 @@ export interface Target {
 	pins: string[];
 	/** npm overrides for the install folder's package.json */
 	overrides?: Record<string, string>;
-	/**
-	 * The message n8n's credential test shows for a rejected key: the credential's own 401 rule ('rule'), or, where
-	 * this n8n version does not apply the credential's responseCode rules, its generic 401 text ('generic').
-	 */
-	badKeyMessage?: 'rule' | 'generic';
 	/** Extra environment for every n8n command */
 	env?: Record<string, string>;
 	/** The command that makes a workflow active before `n8n start` (renamed in 2.x) */
@@ -55,8 +50,6 @@ export const TARGETS: Record<string, Target> = {
 		version: '1.123.81',
 		// its "vm" expression engine needs isolated-vm, whose shipped linux-x64 binary loads on Node 24 only
 		node: '24',
-		// seen here: 1.123.81 answers a rejected key with NodeApiError's generic 401 text, not the credential's rule
-		badKeyMessage: 'generic',
 		pins: [],
 		// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched
 		// here: the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
@@ -386,4 +379,19 @@ function npmBundledNodeGyp(): string {
 	// npm ships node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
 	const prefix = path.resolve(path.dirname(process.execPath), '..');
 	return path.join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+}
+
+/**
+ * What the credential's Test says for an answer with `statusCode` from the address it tests in `data`: the built
+ * test function's own wording (dist/nodes/shared/credentialTest.js), so the checks compare with the real text.
+ */
+export function credentialTestMessage(data: Record<string, unknown>, statusCode: number): string {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const built = require(path.resolve(__dirname, '../../dist/nodes/shared/credentialTest.js')) as {
+		testTarget(data: Record<string, unknown>): unknown;
+		judgeAnswer(target: unknown, statusCode: number, body?: unknown): { message: string };
+	};
+	const target = built.testTarget(data);
+	if (typeof target === 'string') throw new Error(target);
+	return built.judgeAnswer(target, statusCode).message;
 }

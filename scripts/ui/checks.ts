@@ -228,7 +228,7 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 
 // ------------------------------------------------------------------------------------------------ credential form
 
-export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
+export async function credentialForm(ctx: Ctx, message401: string): Promise<void> {
 	const { page, check, services } = ctx;
 	const all = [services.museum, services.quotes, services.trigger];
 	const reset = () => all.forEach((s) => s.reset());
@@ -257,7 +257,7 @@ export async function credentialForm(ctx: Ctx, rule401: string): Promise<void> {
 		if (result.ok) fail('the wrong key was accepted: the form says the connection works');
 		if (!result.text.includes('rejected the API key (HTTP 401)'))
 			fail(`the form says "${result.text}", expected a message mentioning "rejected the API key (HTTP 401)"`);
-		if (!result.text.includes(rule401)) fail(`the form says "${result.text}", expected the credential's 401 rule "${rule401}"`);
+		if (!result.text.includes(message401)) fail(`the form says "${result.text}", expected the credential test's "${message401}"`);
 		return [`"${result.text}"`];
 	});
 

@@ -1,14 +1,21 @@
 /**
- * The credentials type: its `authenticate` block (applied by the harness the way n8n's CredentialsHelper does) and
- * its `test` request, run through n8n's RoutingNode exactly as the editor's "Test" button does.
+ * The credentials type and its Test: the test function the nodes name (`testedBy`), called with n8n-core's
+ * CredentialTestContext as the editor's "Test" button does, against the loopback services.
  */
+import type { INodeType } from 'n8n-workflow';
+
 import { CREDENTIAL, loadPackage, testCredential } from '../harness/engine';
 import {
 	DEFAULT_API_KEY,
 	type MuseumServer,
+	type QuotesServer,
+	type TriggerServer,
 	loadMuseumRecords,
 	startMuseumServer,
+	startQuotesServer,
+	startTriggerServer,
 } from '../servers';
+import { startKeyCatcher } from '../servers/hostile';
 
 let museum: MuseumServer;
 
@@ -40,9 +47,24 @@ test('the credentials type is loaded by n8n with its fields, icon and documentat
 	});
 });
 
+test('no declarative test: all three nodes name the test function (testedBy), so n8n calls it', async () => {
+	const { pkg } = await loadPackage();
+	expect(pkg.credentialTypes[CREDENTIAL].type.test).toBeUndefined();
+	for (const name of ['quoteTags', 'museumObjectSearch', 'fireAutomation']) {
+		const type = pkg.nodeTypes[name].type as INodeType;
+		expect(type.description.credentials).toEqual([
+			{ name: CREDENTIAL, required: true, testedBy: 'triptychApiTest' },
+		]);
+		expect(typeof type.methods?.credentialTest?.triptychApiTest).toBe('function');
+	}
+});
+
 test('a good key passes: one GET {Museum URL}/object?limit=1 with the Bearer header', async () => {
 	const result = await testCredential(good());
-	expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+	expect(result).toEqual({
+		status: 'OK',
+		message: `Connection successful: the museum service at ${museum.url} answered.`,
+	});
 	expect(museum.requests).toHaveLength(1);
 	expect(museum.requests[0]).toMatchObject({
 		method: 'GET',
@@ -52,45 +74,134 @@ test('a good key passes: one GET {Museum URL}/object?limit=1 with the Bearer hea
 	expect(museum.requests[0].headers.authorization).toBe(`Bearer ${DEFAULT_API_KEY}`);
 });
 
-test('a bad key fails with a message naming the address and the fix', async () => {
+test('a bad key fails with a message naming the address and the fix, without the key', async () => {
 	const result = await testCredential({ ...good(), apiKey: 'wrong-key' });
-	expect(result.status).toBe('Error');
-	expect(result.message).toBe(
-		'The service at the Museum URL (or, when that is empty, the Quotes URL, then the Trigger URL) rejected the API key (HTTP 401). Check the API Key.',
-	);
-	expect(result.message).not.toContain('wrong-key');
-});
-
-test('a 200 answer with status "fail" fails the test', async () => {
-	museum.fail({ kind: 'envelope', envStatus: 'fail', message: 'Key suspended' });
-	const result = await testCredential(good());
 	expect(result).toEqual({
 		status: 'Error',
-		message:
-			'The service at the Museum URL (or, when that is empty, the Quotes URL, then the Trigger URL) answered with status "fail": the API key was not accepted.',
+		message: `The museum service rejected the API key (HTTP 401). Check the API Key. Tested: Museum URL (${museum.url}).`,
 	});
 });
 
-test('a 200 answer with status "error" fails the test', async () => {
+test('a 200 answer with status "fail" or "error" fails the test, with the service\'s message', async () => {
+	museum.fail({ kind: 'envelope', envStatus: 'fail', message: 'Key suspended' });
+	expect(await testCredential(good())).toEqual({
+		status: 'Error',
+		message: `The museum service at ${museum.url} answered status "fail": "Key suspended". Check the API Key and the Museum URL.`,
+	});
 	museum.fail({ kind: 'envelope', envStatus: 'error', message: 'Index down' });
-	const result = await testCredential(good());
-	expect(result.status).toBe('Error');
-	expect(result.message).toMatch(/answered with status "error"/);
+	expect((await testCredential(good())).message).toMatch(/answered status "error": "Index down"/);
 });
 
 test('a Museum URL that points at the wrong path says so', async () => {
 	const result = await testCredential({ ...good(), museumUrl: `${museum.url}/api/v9` });
-	expect(result.status).toBe('Error');
-	expect(result.message).toMatch(
-		/^Nothing answers at the Museum URL .*\(HTTP 404\)\. Use the service's base address, without \/object or \/tags\.$/,
-	);
+	expect(result).toEqual({
+		status: 'Error',
+		message: `Nothing answers at ${museum.url}/api/v9/object (HTTP 404): use the service's base address in the Museum URL, without /object or /tags.`,
+	});
 	expect(museum.requests[0].path).toBe('/api/v9/object');
 });
 
-test('an address where nothing listens fails with the network code', async () => {
+test('an HTML page (a proxy, a website) is named by its title', async () => {
+	museum.fail({ kind: 'html', status: 502 });
+	const result = await testCredential(good());
+	expect(result).toEqual({
+		status: 'Error',
+		message: `The museum service at ${museum.url} answered HTTP 502: "502 Bad Gateway". Check the Museum URL, or try again later.`,
+	});
+});
+
+test('an address where nothing listens: the address and what to check, not a bare ECONNREFUSED', async () => {
 	const closed = await startMuseumServer({ records: [] });
 	const url = closed.url;
 	await closed.close();
 	const result = await testCredential({ ...good(), museumUrl: url });
-	expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+	expect(result).toEqual({
+		status: 'Error',
+		message: `Nothing listens at ${url} (connection refused, ECONNREFUSED): check the host and port in the Museum URL (${url}), and that the service runs.`,
+	});
+});
+
+test('a host that does not exist: named, with the code', async () => {
+	const result = await testCredential({ ...good(), museumUrl: 'http://museum.invalid' });
+	expect(result.status).toBe('Error');
+	expect(result.message).toMatch(
+		/^The host "museum\.invalid" in the Museum URL \(http:\/\/museum\.invalid\) was not found \((ENOTFOUND|EAI_AGAIN)\): check it for typos, and that the n8n host can resolve it\.$/,
+	);
+});
+
+test('a redirect is not followed (the key stays home): the test says where to point the URL', async () => {
+	const catcher = await startKeyCatcher();
+	try {
+		museum.setMode({ redirectAlways: { status: 302, location: `${catcher.url}/object` } });
+		const result = await testCredential(good());
+		expect(result).toEqual({
+			status: 'Error',
+			message: `The Museum URL (${museum.url}) redirects (HTTP 302) to ${catcher.url}/object: set the Museum URL to the address the service answers at.`,
+		});
+		expect(catcher.requests).toHaveLength(0);
+	} finally {
+		await catcher.close();
+	}
+});
+
+describe('which address it tests', () => {
+	let quotes: QuotesServer;
+	let trigger: TriggerServer;
+	beforeAll(async () => {
+		quotes = await startQuotesServer();
+		trigger = await startTriggerServer();
+	});
+	afterAll(async () => {
+		await quotes.close();
+		await trigger.close();
+	});
+	beforeEach(() => {
+		quotes.reset();
+		trigger.reset();
+	});
+
+	test('Museum URL empty: the Quotes URL (GET /tags?limit=1), without the key unless it is to be sent there', async () => {
+		const only = { apiKey: DEFAULT_API_KEY, museumUrl: '', quotesUrl: quotes.url, triggerUrl: trigger.url };
+		expect(await testCredential(only)).toEqual({
+			status: 'OK',
+			message: `Connection successful: the quotes service at ${quotes.url} answered.`,
+		});
+		expect(quotes.requests).toHaveLength(1);
+		expect(quotes.requests[0]).toMatchObject({ method: 'GET', path: '/tags', query: { limit: '1' } });
+		expect(quotes.requests[0].headers.authorization).toBeUndefined();
+		await testCredential({ ...only, sendKeyToQuotes: true });
+		expect(quotes.requests[1].headers.authorization).toBe(`Bearer ${DEFAULT_API_KEY}`);
+		expect(museum.requests).toHaveLength(0);
+		expect(trigger.requests).toHaveLength(0);
+	});
+
+	test('only the Trigger URL: its root address (never /trigger/), which may answer 404', async () => {
+		const result = await testCredential({ apiKey: DEFAULT_API_KEY, triggerUrl: `${trigger.url}/` });
+		expect(result.status).toBe('OK');
+		expect(result.message).toMatch(new RegExp(`^Connection successful: the trigger service at ${trigger.url} answered \\(HTTP \\d+\\)\\.$`));
+		expect(trigger.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /']);
+		expect(trigger.deliveries).toHaveLength(0);
+		// a key the trigger service refuses is still caught
+		trigger.setMode({ unauthorizedAlways: true });
+		expect((await testCredential({ apiKey: 'wrong', triggerUrl: trigger.url })).message).toBe(
+			`The trigger service rejected the API key (HTTP 401). Check the API Key. Tested: Trigger URL (${trigger.url}).`,
+		);
+	});
+
+	test('no address, or a malformed one: says which and what to fix, sends nothing', async () => {
+		expect(await testCredential({ apiKey: DEFAULT_API_KEY })).toEqual({
+			status: 'Error',
+			message:
+				'No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL (those of the services you use).',
+		});
+		expect(await testCredential({ apiKey: DEFAULT_API_KEY, museumUrl: 'museum-api.example.edu', quotesUrl: quotes.url })).toEqual({
+			status: 'Error',
+			message:
+				'The Museum URL "museum-api.example.edu" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
+		});
+		expect(await testCredential({ apiKey: DEFAULT_API_KEY, quotesUrl: 'ftp://quotes.example.com/' })).toMatchObject({
+			message: expect.stringMatching(/^The Quotes URL "ftp:\/\/quotes\.example\.com" is not a web address/),
+		});
+		expect(museum.requests.length + quotes.requests.length + trigger.requests.length).toBe(0);
+	});
 });

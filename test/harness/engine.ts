@@ -10,6 +10,7 @@ import './env';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+	CredentialTestContext,
 	DirectoryLoader,
 	ExecuteContext,
 	ExecutionLifecycleHooks,
@@ -358,100 +359,32 @@ export async function runWorkflow(
 }
 
 /**
- * Runs the credential type's `test` request the way n8n's editor "Test" button does (CredentialsTester):
- * through n8n's RoutingNode, then its status-code and body rules.
+ * Runs the credential's Test the way n8n's editor "Test" button does (CredentialsTester): the credential type has no
+ * declarative `test`, so n8n looks for a node that names a test function (`testedBy`) and calls it with n8n-core's
+ * CredentialTestContext (whose `request` helper is n8n's own), then redacts the secrets from its message.
  */
 export async function testCredential(
 	data: ICredentialDataDecryptedObject,
 ): Promise<{ status: 'OK' | 'Error'; message: string }> {
-	const { pkg, base } = await loadPackage();
+	const { pkg } = await loadPackage();
 	const credentialType = pkg.credentialTypes[CREDENTIAL].type;
-	const test = credentialType.test!;
-	const noOp = base.nodeTypes.noOp.type as INodeType;
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: { [CREDENTIAL]: { id: '1', name: 'test' } },
-	};
-	const tempType: INodeType = {
-		description: {
-			...noOp.description,
-			credentials: [{ name: CREDENTIAL, required: true }],
-			properties: [
-				{
-					displayName: 'Temp',
-					name: 'temp',
-					type: 'string',
-					routing: { request: test.request },
-					default: '',
-				},
-			],
-		},
-	};
-	const nodeTypes: INodeTypes = {
-		getByName: () => tempType,
-		getByNameAndVersion: () => tempType,
-		getKnownTypes: () => ({}),
-	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const helper = new HarnessCredentialsHelper(
-		{ [CREDENTIAL]: credentialType },
-		{ [CREDENTIAL]: data },
-	);
-	const additionalData = makeAdditionalData(helper);
-	const executeData: IExecuteData = { node, data: {}, source: null };
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalData,
-		'internal',
-		createEmptyRunExecutionData(),
-		0,
-		[],
-		{ main: [[{ json: {} }]] },
-		executeData,
-		[],
-	);
-	const routing = new RoutingNode(context, tempType, {
-		id: '1',
-		name: 'test',
-		type: CREDENTIAL,
-		data,
-	});
-	const rules = (test.rules ?? []) as Array<{ type: string; properties: IDataObject }>;
-	let response: INodeExecutionData[][] | null | undefined;
-	try {
-		response = await routing.runNode();
-	} catch (error) {
-		const e = error as IDataObject & {
-			cause?: { response?: { status: number; statusText: string }; code?: string };
-		};
-		if (e.cause?.response) {
-			const { status, statusText } = e.cause.response;
-			for (const rule of rules) {
-				if (rule.type === 'responseCode' && rule.properties.value === status) {
-					return { status: 'Error', message: String(rule.properties.message) };
-				}
-			}
-			return { status: 'Error', message: statusText || `Received HTTP status code: ${status}` };
-		}
-		if (e.cause?.code) return { status: 'Error', message: e.cause.code };
-		return { status: 'Error', message: String((error as Error).message) };
-	}
-	const body = response?.[0]?.[0]?.json ?? {};
-	for (const rule of rules) {
-		if (
-			rule.type === 'responseSuccessBody' &&
-			body[rule.properties.key as string] === rule.properties.value
-		) {
-			return { status: 'Error', message: String(rule.properties.message) };
+	if (credentialType.test) throw new Error('the credential type has a declarative test: n8n would use that');
+	let testFunction: ((this: unknown, cred: unknown) => Promise<{ status: 'OK' | 'Error'; message: string }>) | undefined;
+	for (const { type } of Object.values(pkg.nodeTypes)) {
+		const t = type as INodeType;
+		const entry = t.description.credentials?.find((c) => c.name === CREDENTIAL && typeof c.testedBy === 'string');
+		const fn = entry && t.methods?.credentialTest?.[entry.testedBy as string];
+		if (fn) {
+			testFunction = fn as typeof testFunction;
+			break;
 		}
 	}
-	return { status: 'OK', message: 'Connection successful!' };
+	if (!testFunction) throw new Error('no node names a credential test function (testedBy)');
+	const context = new CredentialTestContext(makeAdditionalData(new HarnessCredentialsHelper({}, {})));
+	const result = await testFunction.call(context, { id: '1', name: 'test', type: CREDENTIAL, data });
+	const key = String(data.apiKey ?? '');
+	// n8n redacts the password fields' values from the message
+	return key ? { ...result, message: result.message.split(key).join('*****') } : result;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
