@@ -9,7 +9,8 @@
  *      trigger n8n adds), and found for "trigger call" in the actions panel;
  *   2. each node's parameter panel opens with the credential selected and no console error from the package;
  *   3. the credential form: good key, wrong key (the credential's message), Museum URL empty with Quotes URL set,
- *      every URL empty ("No address to test: …"), a malformed Museum URL ("… is not a web address");
+ *      every URL empty ("No address to test: …"), a malformed Museum URL ("… is not a web address"), a Museum URL
+ *      where nothing listens ("Nothing listens at …", not a bare ECONNREFUSED);
  *   4. Museum Object Search: Output = Selected Fields shows Selected Fields at once;
  *   5. screenshots (light and dark theme, nodes panel, credential form) into docs/screenshots/.
  * Skips (exit 0, "SKIPPED: …") without /usr/bin/chromium or an n8n install; TRIPTYCH_UI_STRICT=1 makes a skip

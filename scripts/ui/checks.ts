@@ -5,6 +5,7 @@
  * panel, Museum Object Search's Output choice, the credential form, then light and dark screenshots.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 import type { Page } from 'puppeteer-core';
@@ -305,6 +306,20 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 		return [`"${result.text}"`];
 	});
 
+	await check('credential form: a Museum URL where nothing listens → "Nothing listens at …", not a bare ECONNREFUSED', async () => {
+		const dead = await deadAddress();
+		await ed.setCredentialField(page, 'museumUrl', dead);
+		reset();
+		const result = await ed.saveAndReadTest(page);
+		await ed.sleep(700);
+		await shot(ctx, 'credential-form-dead-host');
+		if (result.ok) fail(`the test succeeded with the Museum URL "${dead}"`);
+		if (/^\s*ECONNREFUSED\s*$/.test(result.text)) fail('the form shows only "ECONNREFUSED"');
+		if (!result.text.includes(`Nothing listens at ${dead}`) || !result.text.includes('Museum URL'))
+			fail(`the form says "${result.text}", expected "Nothing listens at ${dead} … Museum URL …"`);
+		return [`"${result.text}"`];
+	});
+
 	// put the credential back as it was (the theme screenshots show the nodes with it)
 	await ed.setCredentialField(page, 'museumUrl', services.museum.url);
 	await ed.setCredentialField(page, 'quotesUrl', services.quotes.url);
@@ -355,4 +370,13 @@ export async function themes(ctx: Ctx): Promise<void> {
 			return [...facts, ...consoleSince(ctx, from)];
 		});
 	}
+}
+
+/** An http address on 127.0.0.1 where nothing listens (a port just opened and closed again). */
+async function deadAddress(): Promise<string> {
+	const server = net.createServer();
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as net.AddressInfo;
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	return `http://127.0.0.1:${port}`;
 }
