@@ -583,9 +583,11 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 			version,
 			'the package loads: nodes, Tool variants and credential type listed, no load errors',
 			async () => {
-				const nodes = await api.call('GET', '/types/nodes.json');
-				if (nodes.status !== 200 || !Array.isArray(nodes.json))
-					fail(`/types/nodes.json answered ${nodes.status}`);
+				// seen once on 2.41.1 right after login: an answer that was not the JSON list yet; ask again briefly
+				const nodes = await waitFor('the node types list (/types/nodes.json)', 20_000, async () => {
+					const answer = await api.call('GET', '/types/nodes.json');
+					return answer.status === 200 && Array.isArray(answer.json) ? answer : undefined;
+				}, app);
 				const names = new Set((nodes.json as Array<{ name: string }>).map((n) => n.name));
 				const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
 					n8n: { nodes: string[] };
