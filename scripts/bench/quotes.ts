@@ -13,6 +13,8 @@ import { itemsCase } from './compare';
 import { type BenchRow, type Target, table, verdicts } from './util';
 
 const N = 1000;
+/** Runs per variant (the row is the median): one cold run made the first case of `npm run bench` look 1.8× slower */
+const REPEATS = Number(process.env.REPEATS ?? 5);
 export const CASE = `Quote Tags, ${N.toLocaleString('en-US')} items`;
 export const V = {
 	bare: 'bare axios loop',
@@ -58,6 +60,7 @@ export async function run(): Promise<BenchRow[]> {
 		return await itemsCase({
 			case: CASE,
 			items: quoteItems(N),
+			repeats: REPEATS,
 			server: { reset: () => server.reset(), count: () => server.requests.length },
 			bare: {
 				request: calls.request,
