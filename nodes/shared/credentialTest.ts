@@ -54,12 +54,22 @@ export function testTarget(data: ICredentialDataDecryptedObject): Target | strin
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 
 /** The message for an answer of the tested service. */
-export function judgeAnswer(target: Target, statusCode: number, body: unknown, location?: string): INodeCredentialTestResult {
+export function judgeAnswer(
+	target: Target,
+	statusCode: number,
+	body: unknown,
+	location?: string,
+): INodeCredentialTestResult {
 	const at = `the ${target.service} service at ${target.base}`;
 	const where = `${target.field} (${target.base})`;
-	if (statusCode === 401) return fail(`The ${target.service} service rejected the API key (HTTP 401). Check the API Key. Tested: ${where}.`);
+	if (statusCode === 401)
+		return fail(
+			`The ${target.service} service rejected the API key (HTTP 401). Check the API Key. Tested: ${where}.`,
+		);
 	if (statusCode === 403)
-		return fail(`The ${target.service} service refused the API key (HTTP 403). Check that the key may read from it. Tested: ${where}.`);
+		return fail(
+			`The ${target.service} service refused the API key (HTTP 403). Check that the key may read from it. Tested: ${where}.`,
+		);
 	if (statusCode >= 300 && statusCode < 400)
 		return fail(
 			`The ${where} redirects (HTTP ${statusCode})${location ? ` to ${excerpt(location)}` : ''}: set the ${target.field} to the address the service answers at.`,
@@ -68,14 +78,22 @@ export function judgeAnswer(target: Target, statusCode: number, body: unknown, l
 	if (target.service === 'trigger' && statusCode < 500)
 		return { status: 'OK', message: `Connection successful: ${at} answered (HTTP ${statusCode}).` };
 	if (statusCode === 404)
-		return fail(`Nothing answers at ${target.url.origin}${target.url.pathname} (HTTP 404): use the service's base address in the ${target.field}, without /object or /tags.`);
+		return fail(
+			`Nothing answers at ${target.url.origin}${target.url.pathname} (HTTP 404): use the service's base address in the ${target.field}, without /object or /tags.`,
+		);
 	if (statusCode < 200 || statusCode >= 300)
-		return fail(`${cap(at)} answered HTTP ${statusCode}${describe(body)}. Check the ${target.field}, or try again later.`);
+		return fail(
+			`${cap(at)} answered HTTP ${statusCode}${describe(body)}. Check the ${target.field}, or try again later.`,
+		);
 	if (typeof body !== 'object' || body === null)
-		return fail(`${cap(at)} did not answer with JSON${describe(body)}: the ${target.field} may point at a website or a proxy, not at the API.`);
+		return fail(
+			`${cap(at)} did not answer with JSON${describe(body)}: the ${target.field} may point at a website or a proxy, not at the API.`,
+		);
 	const status = (body as IDataObject).status;
 	if (status === 'fail' || status === 'error')
-		return fail(`${cap(at)} answered status "${status}"${describe((body as IDataObject).message)}. Check the API Key and the ${target.field}.`);
+		return fail(
+			`${cap(at)} answered status "${status}"${describe((body as IDataObject).message)}. Check the API Key and the ${target.field}.`,
+		);
 	return { status: 'OK', message: `Connection successful: ${at} answered.` };
 }
 
@@ -86,16 +104,28 @@ export function judgeFailure(target: Target, error: unknown): INodeCredentialTes
 	const where = `the ${target.field} (${target.base})`;
 	const host = target.url.host;
 	if (code === 'ECONNREFUSED')
-		return fail(`Nothing listens at ${target.url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`);
+		return fail(
+			`Nothing listens at ${target.url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`,
+		);
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-		return fail(`The host "${target.url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`);
+		return fail(
+			`The host "${target.url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`,
+		);
 	if (/TIMEDOUT|ECONNABORTED/.test(code) || /timeout/i.test(String(e?.message)))
-		return fail(`The ${target.service} service at ${target.base} did not answer within ${TIMEOUT_MS / 1000} s (${code || 'timeout'}): check ${where}, and any firewall or proxy.`);
+		return fail(
+			`The ${target.service} service at ${target.base} did not answer within ${TIMEOUT_MS / 1000} s (${code || 'timeout'}): check ${where}, and any firewall or proxy.`,
+		);
 	if (code === 'ECONNRESET' || code === 'EPIPE')
-		return fail(`The connection to ${host} was closed before an answer (${code}): check http:// or https:// in ${where}, and any firewall or proxy.`);
+		return fail(
+			`The connection to ${host} was closed before an answer (${code}): check http:// or https:// in ${where}, and any firewall or proxy.`,
+		);
 	if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
-		return fail(`The TLS connection to ${host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`);
-	return fail(`Could not reach ${where}: ${excerpt(String(e?.message ?? error))}${code ? ` (${code})` : ''}.`);
+		return fail(
+			`The TLS connection to ${host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`,
+		);
+	return fail(
+		`Could not reach ${where}: ${excerpt(String(e?.message ?? error))}${code ? ` (${code})` : ''}.`,
+	);
 }
 
 function describe(value: unknown): string {
@@ -141,10 +171,25 @@ export async function triptychApiTest(
 		})) as typeof res;
 	} catch (error) {
 		// some versions throw for an HTTP error even with `simple: false`
-		const answered = error as { statusCode?: number; response?: { statusCode?: number; status?: number; body?: unknown; data?: unknown; headers?: IDataObject } };
-		const statusCode = answered.statusCode ?? answered.response?.statusCode ?? answered.response?.status;
+		const answered = error as {
+			statusCode?: number;
+			response?: {
+				statusCode?: number;
+				status?: number;
+				body?: unknown;
+				data?: unknown;
+				headers?: IDataObject;
+			};
+		};
+		const statusCode =
+			answered.statusCode ?? answered.response?.statusCode ?? answered.response?.status;
 		if (typeof statusCode === 'number')
-			return judgeAnswer(target, statusCode, answered.response?.body ?? answered.response?.data, location(answered.response?.headers));
+			return judgeAnswer(
+				target,
+				statusCode,
+				answered.response?.body ?? answered.response?.data,
+				location(answered.response?.headers),
+			);
 		return judgeFailure(target, error);
 	}
 	return judgeAnswer(target, res.statusCode, res.body, location(res.headers));

@@ -161,13 +161,22 @@ describe('which address it tests', () => {
 	});
 
 	test('Museum URL empty: the Quotes URL (GET /tags?limit=1), without the key unless it is to be sent there', async () => {
-		const only = { apiKey: DEFAULT_API_KEY, museumUrl: '', quotesUrl: quotes.url, triggerUrl: trigger.url };
+		const only = {
+			apiKey: DEFAULT_API_KEY,
+			museumUrl: '',
+			quotesUrl: quotes.url,
+			triggerUrl: trigger.url,
+		};
 		expect(await testCredential(only)).toEqual({
 			status: 'OK',
 			message: `Connection successful: the quotes service at ${quotes.url} answered.`,
 		});
 		expect(quotes.requests).toHaveLength(1);
-		expect(quotes.requests[0]).toMatchObject({ method: 'GET', path: '/tags', query: { limit: '1' } });
+		expect(quotes.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/tags',
+			query: { limit: '1' },
+		});
 		expect(quotes.requests[0].headers.authorization).toBeUndefined();
 		await testCredential({ ...only, sendKeyToQuotes: true });
 		expect(quotes.requests[1].headers.authorization).toBe(`Bearer ${DEFAULT_API_KEY}`);
@@ -178,7 +187,11 @@ describe('which address it tests', () => {
 	test('only the Trigger URL: its root address (never /trigger/), which may answer 404', async () => {
 		const result = await testCredential({ apiKey: DEFAULT_API_KEY, triggerUrl: `${trigger.url}/` });
 		expect(result.status).toBe('OK');
-		expect(result.message).toMatch(new RegExp(`^Connection successful: the trigger service at ${trigger.url} answered \\(HTTP \\d+\\)\\.$`));
+		expect(result.message).toMatch(
+			new RegExp(
+				`^Connection successful: the trigger service at ${trigger.url} answered \\(HTTP \\d+\\)\\.$`,
+			),
+		);
 		expect(trigger.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /']);
 		expect(trigger.deliveries).toHaveLength(0);
 		// a key the trigger service refuses is still caught
@@ -194,13 +207,23 @@ describe('which address it tests', () => {
 			message:
 				'No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL (those of the services you use).',
 		});
-		expect(await testCredential({ apiKey: DEFAULT_API_KEY, museumUrl: 'museum-api.example.edu', quotesUrl: quotes.url })).toEqual({
+		expect(
+			await testCredential({
+				apiKey: DEFAULT_API_KEY,
+				museumUrl: 'museum-api.example.edu',
+				quotesUrl: quotes.url,
+			}),
+		).toEqual({
 			status: 'Error',
 			message:
 				'The Museum URL "museum-api.example.edu" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
 		});
-		expect(await testCredential({ apiKey: DEFAULT_API_KEY, quotesUrl: 'ftp://quotes.example.com/' })).toMatchObject({
-			message: expect.stringMatching(/^The Quotes URL "ftp:\/\/quotes\.example\.com" is not a web address/),
+		expect(
+			await testCredential({ apiKey: DEFAULT_API_KEY, quotesUrl: 'ftp://quotes.example.com/' }),
+		).toMatchObject({
+			message: expect.stringMatching(
+				/^The Quotes URL "ftp:\/\/quotes\.example\.com" is not a web address/,
+			),
 		});
 		expect(museum.requests.length + quotes.requests.length + trigger.requests.length).toBe(0);
 	});

@@ -61,11 +61,15 @@ describe('failures of the service', () => {
 		expect(museum.requests).toHaveLength(3);
 		expect(jsonOf(result)).toHaveLength(3);
 		const retries = logs
-			.filter((l) => /^Triptych: museum: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message))
+			.filter((l) =>
+				/^Triptych: museum: retry \(attempt \d; 429s do not count toward Max Attempts\) in \d+ ms after HTTP 429$/.test(
+					l.message,
+				),
+			)
 			.map((l) => l.message);
 		expect(retries).toHaveLength(2);
-		expect(retries[0]).toMatch(/retry 1 of 2/);
-		expect(retries[1]).toMatch(/retry 2 of 2/);
+		expect(retries[0]).toMatch(/attempt 2;/);
+		expect(retries[1]).toMatch(/attempt 3;/);
 	});
 
 	test('a Retry-After longer than Max Retry Wait stops at once and says why', async () => {

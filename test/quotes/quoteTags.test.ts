@@ -287,11 +287,44 @@ describe('failures of the service', () => {
 			.filter(
 				(l) =>
 					l.level === 'debug' &&
-					/^Triptych: quotes: retry \d of 2 in \d+ ms after HTTP 429$/.test(l.message),
+					/^Triptych: quotes: retry \(attempt \d; 429s do not count toward Max Attempts\) in \d+ ms after HTTP 429$/.test(
+						l.message,
+					),
 			)
 			.map((l) => l.message);
 		expect(retries).toHaveLength(2);
-		expect(retries[0]).toMatch(/^Triptych: quotes: retry 1 of 2 /);
+		expect(retries[0]).toMatch(/^Triptych: quotes: retry \(attempt 2; /);
+	});
+
+	test('429s do not use up Max Attempts (the service did not act on them); with Max Attempts 1 nothing is retried', async () => {
+		const four429 = Array.from({ length: 4 }, () => ({
+			kind: 'status' as const,
+			status: 429,
+			retryAfter: '0',
+		}));
+		server.fail(...four429);
+		const result = await runTags({ limit: 2, options: { ...FAST, maxAttempts: 3 } });
+		expect(result.workflowError).toBeUndefined();
+		expect(server.requests).toHaveLength(5);
+		expect(result.output('Tags')).toHaveLength(2);
+
+		server.reset();
+		server.fail({ kind: 'status', status: 429, retryAfter: '0' });
+		const once = await runTags({ limit: 2, options: { ...FAST, maxAttempts: 1 } });
+		expect(server.requests).toHaveLength(1);
+		expect(once.error('Tags')!.description).toMatch(/gave up after 1 attempt/);
+	});
+
+	test('a 502 after 429s: only the 502s count (Max Attempts 2: 429, 502, 429, 502 and it stops)', async () => {
+		server.fail(
+			{ kind: 'status', status: 429, retryAfter: '0' },
+			{ kind: 'status', status: 502 },
+			{ kind: 'status', status: 429, retryAfter: '0' },
+			{ kind: 'status', status: 502 },
+		);
+		const result = await runTags({ limit: 2, options: { ...FAST, maxAttempts: 2 } });
+		expect(server.requests).toHaveLength(4);
+		expect(result.error('Tags')!.description).toMatch(/gave up after 4 attempts/);
 	});
 
 	test('a 429 with Retry-After pauses every request of the run, not only the one that got it', async () => {

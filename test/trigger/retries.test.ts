@@ -28,7 +28,11 @@ const NO_RETRY =
 
 function retryLogs() {
 	return logs
-		.filter((l) => /^Triptych: trigger: retry \d+ of \d+ in \d+ ms after /.test(l.message))
+		.filter((l) =>
+			/^Triptych: trigger: retry (\d+ of \d+|\(attempt \d+; 429s do not count toward Max Attempts\)) in \d+ ms after /.test(
+				l.message,
+			),
+		)
 		.map((l) => l.message);
 }
 
@@ -91,8 +95,10 @@ describe('without an Idempotency Key', () => {
 		expect(server.deliveries).toHaveLength(1);
 		expect(result.output(NODE)[0].json).toMatchObject({ event: 'busy', duplicate: false });
 		expect(retryLogs()).toHaveLength(2);
-		expect(retryLogs()[0]).toMatch(/^Triptych: trigger: retry 1 of 2 in \d+ ms after HTTP 429$/);
-		expect(retryLogs()[1]).toMatch(/^Triptych: trigger: retry 2 of 2 in \d+ ms after HTTP 429$/);
+		expect(retryLogs()[0]).toMatch(
+			/^Triptych: trigger: retry \(attempt 2; 429s do not count toward Max Attempts\) in \d+ ms after HTTP 429$/,
+		);
+		expect(retryLogs()[1]).toMatch(/^Triptych: trigger: retry \(attempt 3; 429s do not count/);
 	});
 
 	test('429 whose Retry-After is longer than Max Retry Wait stops at once and says so', async () => {

@@ -1,5 +1,9 @@
 /** The learned request pace (nodes/shared/transport/pace), from source, against a token bucket in virtual time. */
-import { highestRateThatRefuses, lowestRateThatAccepts, Pace } from '../../nodes/shared/transport/pace';
+import {
+	highestRateThatRefuses,
+	lowestRateThatAccepts,
+	Pace,
+} from '../../nodes/shared/transport/pace';
 import { TokenBucket } from '../servers/ratelimit';
 
 /**
@@ -32,7 +36,8 @@ function simulate(perSecond: number, burst: number, untilMs: number, pauseMs = 1
 			pace.refused(ticket, now, pausedUntil);
 		}
 	}
-	const within = (list: number[], from: number, to = untilMs) => list.filter((t) => t >= from && t < to).length;
+	const within = (list: number[], from: number, to = untilMs) =>
+		list.filter((t) => t >= from && t < to).length;
 	return { pace, accepted, refused, within };
 }
 
@@ -48,18 +53,21 @@ describe('Pace', () => {
 		[5, 1],
 		[100, 100],
 		[2, 5],
-	])('learns a bucket of %d/s, burst %d: then a 429 at most every 20 s, and at least 85%% of the rate', (perSecond, burst) => {
-		const run = simulate(perSecond, burst, 60_000);
-		// a few 429s while it learns (the first burst, then one or two while discovering the rate)
-		expect(run.refused.length).toBeGreaterThanOrEqual(1);
-		// afterwards it stays under the rate; after 10 s without a 429 it creeps up (+1%/s, in case the limit was
-		// raised) until the service refuses one request, and it fits again
-		expect(run.within(run.refused, 15_000)).toBeLessThanOrEqual(3);
-		// accepted per second from then on, pauses included (the service's own bucket forbids more than its rate)
-		const learned = run.within(run.accepted, 15_000) / 45;
-		expect(learned).toBeGreaterThanOrEqual(0.85 * perSecond);
-		expect(run.pace.burst).toBeGreaterThanOrEqual(burst);
-	});
+	])(
+		'learns a bucket of %d/s, burst %d: then a 429 at most every 20 s, and at least 85%% of the rate',
+		(perSecond, burst) => {
+			const run = simulate(perSecond, burst, 60_000);
+			// a few 429s while it learns (the first burst, then one or two while discovering the rate)
+			expect(run.refused.length).toBeGreaterThanOrEqual(1);
+			// afterwards it stays under the rate; after 10 s without a 429 it creeps up (+1%/s, in case the limit was
+			// raised) until the service refuses one request, and it fits again
+			expect(run.within(run.refused, 15_000)).toBeLessThanOrEqual(3);
+			// accepted per second from then on, pauses included (the service's own bucket forbids more than its rate)
+			const learned = run.within(run.accepted, 15_000) / 45;
+			expect(learned).toBeGreaterThanOrEqual(0.85 * perSecond);
+			expect(run.pace.burst).toBeGreaterThanOrEqual(burst);
+		},
+	);
 
 	test('a lowered limit (40/s → 10/s): it starts over after two 429s that show the lower rate', () => {
 		let now = 0;

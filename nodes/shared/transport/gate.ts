@@ -45,7 +45,12 @@ export class Gate {
 
 	/** In flight now, and the current allowance (for logs and tests). */
 	get state() {
-		return { inFlight: this.inFlight, limit: Math.floor(this.limit), rate: this.pace.rate, burst: this.pace.burst };
+		return {
+			inFlight: this.inFlight,
+			limit: Math.floor(this.limit),
+			rate: this.pace.rate,
+			burst: this.pace.burst,
+		};
 	}
 
 	/**
@@ -138,7 +143,8 @@ export class Gate {
 			}
 		}
 		const first = now >= this.pausedUntil; // the first answer of a wave of push-backs
-		if (pauseMs !== undefined && pauseMs > 0 && now + pauseMs > this.pausedUntil) this.pausedUntil = now + pauseMs;
+		if (pauseMs !== undefined && pauseMs > 0 && now + pauseMs > this.pausedUntil)
+			this.pausedUntil = now + pauseMs;
 		if (rateLimited && first && ticket) this.pace.refused(ticket, now, this.pausedUntil);
 		this.wake();
 	}

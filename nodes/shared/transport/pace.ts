@@ -7,7 +7,7 @@ export interface Ticket {
 const LOG_MAX = 20_000;
 /** A fitted rate is used at this share, for the jitter between when we send and when the service counts */
 const MARGIN = 0.97;
-/** Without a fitted rate, the pace doubles every second until the service refuses again */
+/** Without a fitted rate, the pace grows fourfold every second until the service refuses again */
 const DISCOVERY_GROWTH = 4;
 /** With a fitted rate and no 429 for this long, the pace creeps up (+1% per second) in case the limit was raised */
 const CREEP_AFTER_MS = 10_000;
@@ -19,13 +19,14 @@ const CREEP_AFTER_MS = 10_000;
  * - Until the first 429 there is no pace.
  * - **Burst**: the first 429 shows an empty bucket; the requests accepted in the second before the refused one was
  *   sent are (at most) the bucket's size.
- * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and doubles every second until
- *   the next 429.
+ * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and grows fourfold every second
+ *   until the next 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
- *   known requests at known times; the lowest refill rate under which a bucket of `burst` tokens could have accepted
- *   all of them is what the service gives (at least). The pace is then 95% of it.
- * - The pace itself is a token bucket on our side (GCRA): after a pause it may send `burst` at once, like the
- *   service's own bucket, which refilled meanwhile.
+ *   known requests at known times: the lowest refill rate under which a bucket of `burst` tokens could have accepted
+ *   all of them, and the highest under which the refused one found it empty, bound the service's rate. The pace is
+ *   97% of the middle; the best estimate is kept; bounds that disagree go back to discovering.
+ * - The pace itself is a token bucket on our side (GCRA), a fifth smaller than the service's: after a pause it sends
+ *   most of a burst at once, like the service's own bucket, which refilled meanwhile.
  */
 export class Pace {
 	burst?: number;
@@ -119,7 +120,7 @@ export class Pace {
 		const consistent = low > 0 && low <= 1.05 * high;
 		if (!consistent) {
 			const average = (1000 * accepted.length) / Math.max(1, to - from);
-			this.rate = Math.max(0.1, this.rate! / 2, MARGIN * Math.min(average, Number.isFinite(high) ? Math.max(average, high) : average));
+			this.rate = Math.max(0.1, this.rate! / 2, MARGIN * average);
 			this.fitted = false;
 		} else {
 			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
@@ -203,7 +204,12 @@ export function lowestRateThatAccepts(accepted: number[], start: number, burst: 
  * The highest refill rate (per second) under which a token bucket of `burst` tokens, empty at `start`, after the
  * requests at `accepted`, has no token left at `refused`: the service gives at most this. Infinity without a bound.
  */
-export function highestRateThatRefuses(accepted: number[], start: number, refused: number, burst: number): number {
+export function highestRateThatRefuses(
+	accepted: number[],
+	start: number,
+	refused: number,
+	burst: number,
+): number {
 	const capacity = Math.max(1, burst);
 	const refuses = (rate: number) => {
 		let tokens = 0;

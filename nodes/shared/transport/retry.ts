@@ -92,7 +92,12 @@ export async function withRetries(
 		// the service did not act on a 429: it waits its turn (bounded by Max Retry Wait) instead of using up attempts
 		if (!rateLimited || settings.maxAttempts <= 1) counted++;
 		// A 429, or a Retry-After on any answer, pauses every request of the run, not only this one.
-		gate.release(signal, rateLimited || retryAfter !== undefined ? delay : undefined, rateLimited, turn.ticket);
+		gate.release(
+			signal,
+			rateLimited || retryAfter !== undefined ? delay : undefined,
+			rateLimited,
+			turn.ticket,
+		);
 
 		const left = settings.maxRetryWait - waited;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
@@ -114,7 +119,11 @@ export async function withRetries(
 				: { res: res!, attempts: attempt, stop };
 
 		const what = failure ? `${failure.code} (${failure.message})` : `HTTP ${res!.statusCode}`;
-		policy.log(`retry ${attempt} of ${settings.maxAttempts - 1} in ${delay} ms after ${what}`, {
+		const which =
+			rateLimited && settings.maxAttempts > 1
+				? `retry (attempt ${attempt + 1}; 429s do not count toward Max Attempts)`
+				: `retry ${counted} of ${settings.maxAttempts - 1}`;
+		policy.log(`${which} in ${delay} ms after ${what}`, {
 			attempt,
 			delay,
 		});
