@@ -8,9 +8,6 @@ import type {
 
 import { excerpt } from './transport/errors';
 
-/** The name the three nodes give their credential test (`testedBy`). */
-export const CREDENTIAL_TEST = 'triptychApiTest';
-
 const TIMEOUT_MS = 15_000;
 
 interface Target {
