@@ -52,25 +52,42 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(1); // never above max
 	});
 
-	test(`starts at ${Gate.START} and grows by one per healthy answer (slow start), never past max`, async () => {
-		const gate = new Gate(64);
+	test(`starts at ${Gate.START} and grows fourfold per healthy round (slow start), never past max`, async () => {
+		const gate = new Gate(128);
 		expect(gate.state.limit).toBe(Gate.START);
-		const first = contenders(gate, Gate.START + 12);
+		const first = contenders(gate, Gate.START + 40);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START);
-		for (let i = 0; i < Gate.START; i++) gate.release('ok');
-		expect(gate.state.limit).toBe(2 * Gate.START);
+		// the round's answers free their slots but do not grow the allowance until the whole round is in
+		for (let i = 0; i < Gate.START - 1; i++) gate.release('ok');
+		expect(gate.state.limit).toBe(Gate.START);
 		await sleep(10);
-		expect(first.granted).toBe(Gate.START + 12); // twice START allowed now: the remaining 12 got in
-		for (let i = 0; i < 12; i++) gate.release('ok');
-		expect(gate.state.limit).toBe(2 * Gate.START + 12);
+		expect(first.granted).toBe(2 * Gate.START - 1);
+		gate.release('ok');
+		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
+		await sleep(10);
+		expect(first.granted).toBe(Gate.START + 40);
 
 		const small = new Gate(10);
 		for (let i = 0; i < 50; i++) {
-			await small.acquire(1000);
-			small.release('ok');
+			const turn = await small.acquire(1000);
+			small.release('ok', undefined, false, turn.ok ? turn.ticket : undefined);
 		}
 		expect(small.state.limit).toBe(10);
+	});
+
+	test('a round with a push-back does not grow; answers that are merely not ok (a 404) do not stop growth', async () => {
+		const gate = new Gate(128);
+		const c = contenders(gate, Gate.START);
+		await Promise.all(c.all);
+		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
+		gate.release('ok');
+		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
+		// a 503 in the next round: halved, and from then on +1 per round trip
+		const d = contenders(gate, 4);
+		await Promise.all(d.all);
+		gate.release('pushback');
+		expect(gate.state.limit).toBe((Gate.GROWTH * Gate.START) / 2);
 	});
 
 	test('a push-back halves the allowance; afterwards it grows by about one per round trip', async () => {

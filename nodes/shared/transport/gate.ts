@@ -11,9 +11,9 @@ export type Turn = { ok: true; ticket: Ticket } | { ok: false; pauseMs: number }
  * One gate per service and node run: every request to the service passes it, so that all items and pages of the
  * run share one budget.
  *
- * - **Adaptive concurrency** (as TCP does it): starts at `START` requests in flight, doubles per round trip while
- *   answers are healthy (slow start), then grows by one per round trip; a push-back (503, 504, a timeout, and a 429
- *   before the requests are paced) halves it.
+ * - **Adaptive concurrency** (as TCP does it): starts at `START` requests in flight and grows fourfold per round
+ *   (one allowance's worth of answers) while every answer of the round is healthy (slow start), then by one per
+ *   round trip once a push-back (503, 504, a timeout, and a 429 before the requests are paced) has halved it.
  *   It never passes `max` (the node's Concurrency option; 1 = one request at a time).
  * - **One pause for everybody**: a Retry-After (or the backoff after a 429) pauses every request of the run.
  * - **Learned pace**: after a 429 the gate paces requests as a token bucket learned from the service's refusals
@@ -21,9 +21,13 @@ export type Turn = { ok: true; ticket: Ticket } | { ok: false; pauseMs: number }
  */
 export class Gate {
 	static readonly START = 16;
+	/** Growth per healthy round in slow start */
+	static readonly GROWTH = 4;
 
 	private limit: number;
 	private threshold = Infinity;
+	/** The answers of the current slow-start round, and whether all were healthy */
+	private round = { answers: 0, healthy: true };
 	private inFlight = 0;
 	private readonly queue: Array<() => void> = [];
 	private pausedUntil = 0;
@@ -129,12 +133,17 @@ export class Gate {
 		this.inFlight = Math.max(0, this.inFlight - 1);
 		const now = Date.now();
 		if (ticket) ticket.outcome = signal === 'ok' ? 'ok' : rateLimited ? 'refused' : 'other';
-		if (signal === 'ok') {
-			this.limit = Math.min(
-				this.max,
-				this.limit + (this.limit < this.threshold ? 1 : 1 / this.limit),
-			);
-		} else if (signal === 'pushback') {
+		if (this.limit < this.threshold) {
+			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
+			// fourfold (answers that arrive together, such as a 429 among successes, are all seen before it grows)
+			this.round.answers++;
+			if (signal === 'pushback') this.round.healthy = false;
+			if (this.round.answers >= Math.floor(this.limit)) {
+				if (this.round.healthy) this.limit = Math.min(this.max, this.limit * Gate.GROWTH);
+				this.round = { answers: 0, healthy: true };
+			}
+		} else if (signal === 'ok') this.limit = Math.min(this.max, this.limit + 1 / this.limit);
+		if (signal === 'pushback') {
 			// one push-back per round trip: answers already under way when the first arrived do not halve it again;
 			// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
 			if (now >= this.pausedUntil && !(rateLimited && this.pace.active)) {
