@@ -29,7 +29,6 @@ import {
 	credentialTestMessage,
 	ensureN8n,
 	ensureRuntime,
-	freePort,
 	killAll,
 	n8nBin,
 	run,
@@ -58,6 +57,7 @@ import {
 	hostileWorkflows,
 	stopChecks,
 } from './e2e/hostile';
+import { Rest, installPackage, n8nEnv, pack, waitFor, waitForStart } from './e2e/instance';
 
 const DEFAULT_VERSIONS = ['2.41.1', '1.85.4'];
 const WORK = path.join(ROOT, '.tmp', 'e2e');
@@ -112,74 +112,6 @@ function fail(message: string): never {
 
 // ------------------------------------------------------------------------------------------------ package
 
-/** `npm pack` of the built package (run `npm run build` first: the npm script does). */
-async function pack(): Promise<string> {
-	if (!fs.existsSync(path.join(ROOT, 'dist/nodes')))
-		fail('dist/ is missing: run `npm run build` first');
-	const out = path.join(WORK, 'pack');
-	fs.rmSync(out, { recursive: true, force: true });
-	fs.mkdirSync(out, { recursive: true });
-	const result = await run(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', out],
-		{
-			cwd: ROOT,
-			timeoutMs: 120_000,
-		},
-	);
-	if (result.code !== 0) fail(`npm pack failed: ${result.stderr.slice(-1500)}`);
-	const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{
-		filename: string;
-		files: unknown[];
-	}>;
-	return path.join(out, info.filename);
-}
-
-/**
- * Installs the tarball as n8n's community-package installer leaves it: unpacked in
- * <user folder>/.n8n/nodes/node_modules/<name>, listed in <user folder>/.n8n/nodes/package.json, and without
- * devDependencies/peerDependencies (n8n installs with --omit=dev/peer semantics; the node must use n8n's own
- * n8n-workflow).
- */
-async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
-	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	const target = path.join(nodesDir, 'node_modules', PACKAGE);
-	fs.mkdirSync(target, { recursive: true });
-	const untar = await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], {
-		timeoutMs: 60_000,
-	});
-	if (untar.code !== 0) fail(`tar failed: ${untar.stderr}`);
-	const manifestFile = path.join(target, 'package.json');
-	const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
-	delete manifest.devDependencies;
-	delete manifest.peerDependencies;
-	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-	fs.writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE]: manifest.version } },
-			null,
-			2,
-		),
-	);
-	if (fs.existsSync(path.join(target, 'node_modules')))
-		fail('the packed package should have no node_modules');
-	const dependencies = Object.keys((manifest.dependencies as object | undefined) ?? {});
-	if (dependencies.length)
-		fail(
-			`the package has runtime dependencies, which n8n would have to install: ${dependencies.join(', ')}`,
-		);
-	const n8n = manifest.n8n as { nodes: string[]; credentials: string[] };
-	for (const file of [...n8n.nodes, ...n8n.credentials]) {
-		if (!fs.existsSync(path.join(target, file)))
-			fail(`package.json lists ${file}, which the tarball lacks`);
-	}
-	return [
-		`${path.basename(tarball)}: ${n8n.nodes.length} nodes, ${n8n.credentials.length} credential type(s), every listed file present`,
-		'no runtime dependencies; devDependencies and peerDependencies dropped as n8n does',
-	];
-}
-
 // ------------------------------------------------------------------------------------------------ n8n commands
 
 interface Env {
@@ -190,33 +122,7 @@ interface Env {
 }
 
 async function makeEnv(target: Target, runtime: Runtime, userFolder: string): Promise<Env> {
-	const vars: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!key.startsWith('N8N_') && !key.startsWith('DB_') && !key.startsWith('EXECUTIONS_'))
-			vars[key] = value;
-	}
-	Object.assign(vars, {
-		PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
-		N8N_USER_FOLDER: userFolder,
-		DB_TYPE: 'sqlite',
-		N8N_LOG_LEVEL: 'info',
-		N8N_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_HOST: '127.0.0.1',
-		N8N_PORT: String(await freePort()),
-		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
-		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
-		N8N_SECURE_COOKIE: 'false',
-		N8N_DIAGNOSTICS_ENABLED: 'false',
-		N8N_PERSONALIZATION_ENABLED: 'false',
-		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
-		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
-		GENERIC_TIMEZONE: 'UTC',
-		TZ: 'UTC',
-		...target.env,
-	});
-	return { target, runtime, userFolder, vars };
+	return { target, runtime, userFolder, vars: await n8nEnv(target, runtime, userFolder) };
 }
 
 async function n8n(env: Env, args: string[], timeoutMs = CLI_TIMEOUT) {
@@ -325,63 +231,6 @@ function binaryReader(userFolder: string) {
 			.find((f) => fs.existsSync(f));
 		return file ? fs.readFileSync(file) : undefined;
 	};
-}
-
-// ------------------------------------------------------------------------------------------------ REST
-
-class Rest {
-	private cookie = '';
-
-	constructor(readonly base: string) {}
-
-	async call(
-		method: string,
-		route: string,
-		body?: unknown,
-	): Promise<{ status: number; json: any; text: string }> {
-		const res = await fetch(`${this.base}${route}`, {
-			method,
-			headers: {
-				'content-type': 'application/json',
-				'browser-id': 'triptych-e2e',
-				...(this.cookie ? { cookie: this.cookie } : {}),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(60_000),
-		});
-		const setCookie = res.headers.get('set-cookie');
-		const auth = setCookie && /n8n-auth=[^;]+/.exec(setCookie);
-		if (auth) this.cookie = auth[0];
-		const text = await res.text();
-		let json: any;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			json = undefined;
-		}
-		return { status: res.status, json, text };
-	}
-}
-
-async function waitFor<T>(
-	what: string,
-	timeoutMs: number,
-	probe: () => Promise<T | undefined>,
-	server?: Background,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (server?.exited())
-			fail(`n8n exited while waiting for ${what}:\n${server.output().slice(-3000)}`);
-		try {
-			const value = await probe();
-			if (value !== undefined) return value;
-		} catch {
-			/* not yet */
-		}
-		if (Date.now() > deadline) fail(`timed out after ${seconds(timeoutMs)} waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
 }
 
 // ------------------------------------------------------------------------------------------------ one version
@@ -530,18 +379,7 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 					logFile: path.join(env.userFolder, 'n8n-start.log'),
 				});
 				const base = `http://127.0.0.1:${env.vars.N8N_PORT}`;
-				await waitFor(
-					'n8n to answer /healthz',
-					180_000,
-					async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined),
-					server,
-				);
-				await waitFor(
-					'n8n to finish starting',
-					60_000,
-					async () => ((await fetch(`${base}/rest/settings`)).ok ? true : undefined),
-					server,
-				);
+				await waitForStart(base, server);
 				const ready = Date.now() - t0;
 				rest = new Rest(base);
 				const password = 'E2e-Passw0rd-Triptych';
@@ -584,10 +422,15 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 			'the package loads: nodes, Tool variants and credential type listed, no load errors',
 			async () => {
 				// seen once on 2.41.1 right after login: an answer that was not the JSON list yet; ask again briefly
-				const nodes = await waitFor('the node types list (/types/nodes.json)', 20_000, async () => {
-					const answer = await api.call('GET', '/types/nodes.json');
-					return answer.status === 200 && Array.isArray(answer.json) ? answer : undefined;
-				}, app);
+				const nodes = await waitFor(
+					'the node types list (/types/nodes.json)',
+					20_000,
+					async () => {
+						const answer = await api.call('GET', '/types/nodes.json');
+						return answer.status === 200 && Array.isArray(answer.json) ? answer : undefined;
+					},
+					app,
+				);
 				const names = new Set((nodes.json as Array<{ name: string }>).map((n) => n.name));
 				const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
 					n8n: { nodes: string[] };
@@ -638,7 +481,10 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				if (good.status !== 'OK') fail(`the good key was not accepted: ${JSON.stringify(good)}`);
 				const bad = await test('not-the-key');
 				if (bad.status !== 'Error') fail(`the bad key was accepted: ${JSON.stringify(bad)}`);
-				const expected = credentialTestMessage(credentialData(services, 'main', 'not-the-key'), 401);
+				const expected = credentialTestMessage(
+					credentialData(services, 'main', 'not-the-key'),
+					401,
+				);
 				if (bad.message !== expected)
 					fail(`the bad key's message is "${bad.message}", expected "${expected}"`);
 				const probes = services.museum.requests.filter((r) => r.path === '/object');
@@ -716,7 +562,7 @@ async function main(): Promise<number> {
 
 	log(`End-to-end check of ${PACKAGE} in n8n ${versions.join(', ')}`);
 	let tarball = '';
-	if (!(await check('-', 'npm pack', async () => [path.basename((tarball = await pack()))])))
+	if (!(await check('-', 'npm pack', async () => [path.basename((tarball = await pack(WORK)))])))
 		return report(started);
 	const services = await startServices();
 	log(

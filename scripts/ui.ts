@@ -19,9 +19,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { TARGETS, credentialTestMessage, ensureN8n, ensureRuntime, killAll, type Runtime } from './e2e/n8n';
+import {
+	TARGETS,
+	credentialTestMessage,
+	ensureN8n,
+	ensureRuntime,
+	killAll,
+	type Runtime,
+} from './e2e/n8n';
 import { type Services, ROOT, startServices } from './e2e/scenarios';
-import { type App, OWNER, pack, startApp } from './ui/app';
+import { pack } from './e2e/instance';
+import { type App, OWNER, startApp } from './ui/app';
 import { CHROMIUM, type Launched, collectErrors, launch } from './ui/browser';
 import { type Ctx, credentialForm, nodesPanel, parameterPanels, themes } from './ui/checks';
 import { describe, sortEntries } from './ui/console';
@@ -47,7 +55,9 @@ async function check(name: string, body: () => Promise<string[]>): Promise<boole
 	} catch (error) {
 		results.push({ name, ok: false });
 		log(`FAIL  ${name} (${seconds(Date.now() - started)})`);
-		for (const line of String((error as Error).message ?? error).split('\n').slice(0, 20))
+		for (const line of String((error as Error).message ?? error)
+			.split('\n')
+			.slice(0, 20))
 			log(`        ${line}`);
 		return false;
 	}
@@ -65,15 +75,20 @@ function skip(reason: string): number {
 async function main(): Promise<number> {
 	const started = Date.now();
 	log(`UI check of the package in n8n ${VERSION}, headless ${CHROMIUM}`);
-	if (!fs.existsSync(CHROMIUM)) return skip(`${CHROMIUM} is not installed (apt-get install chromium)`);
+	if (!fs.existsSync(CHROMIUM))
+		return skip(`${CHROMIUM} is not installed (apt-get install chromium)`);
 	const target = TARGETS[VERSION];
 	let runtime: Runtime;
 	try {
 		runtime = await ensureRuntime(target, log);
 		const { cached } = await ensureN8n(target, runtime, log);
-		log(`n8n ${VERSION} on Node ${runtime.version} (${cached ? 'cached install' : 'installed now'})`);
+		log(
+			`n8n ${VERSION} on Node ${runtime.version} (${cached ? 'cached install' : 'installed now'})`,
+		);
 	} catch (error) {
-		return skip(`n8n ${VERSION} is not installed and could not be installed: ${(error as Error).message.split('\n')[0]}`);
+		return skip(
+			`n8n ${VERSION} is not installed and could not be installed: ${(error as Error).message.split('\n')[0]}`,
+		);
 	}
 
 	fs.mkdirSync(WORK, { recursive: true });
@@ -86,13 +101,18 @@ async function main(): Promise<number> {
 		process.exit(1);
 	}, RUN_TIMEOUT);
 	try {
-		const ready = await check(`start n8n ${VERSION} with the packed package, owner and credential (REST)`, async () => {
-			const t0 = Date.now();
-			const tarball = await pack(WORK);
-			services = await startServices();
-			app = await startApp(target, runtime, tarball, path.join(WORK, 'n8n'), services);
-			return [`${path.basename(tarball)}; ${app.base} after ${seconds(Date.now() - t0)}; credential ${app.credentialId}`];
-		});
+		const ready = await check(
+			`start n8n ${VERSION} with the packed package, owner and credential (REST)`,
+			async () => {
+				const t0 = Date.now();
+				const tarball = await pack(WORK);
+				services = await startServices();
+				app = await startApp(target, runtime, tarball, path.join(WORK, 'n8n'), services);
+				return [
+					`${path.basename(tarball)}; ${app.base} after ${seconds(Date.now() - t0)}; credential ${app.credentialId}`,
+				];
+			},
+		);
 		if (!ready || !app || !services) return report(started);
 
 		browser = await launch();
@@ -109,25 +129,30 @@ async function main(): Promise<number> {
 		if (!signedIn) return report(started);
 		// screenshots in the light theme unless a check asks for dark
 		await page.evaluate(() =>
-			(globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem(
-				'N8N_THEME',
-				'light',
-			),
+			(
+				globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }
+			).localStorage.setItem('N8N_THEME', 'light'),
 		);
 
 		await nodesPanel(ctx);
 		await parameterPanels(ctx);
-		await credentialForm(ctx, credentialTestMessage({ apiKey: 'wrong', museumUrl: services.museum.url }, 401));
+		await credentialForm(
+			ctx,
+			credentialTestMessage({ apiKey: 'wrong', museumUrl: services.museum.url }, 401),
+		);
 		await themes(ctx);
 
 		const sorted = sortEntries(entries, app.base);
 		await check('whole session: no console error from the package', async () => {
-			if (sorted.fromPackage.length)
-				throw new Error(sorted.fromPackage.map(describe).join('\n'));
+			if (sorted.fromPackage.length) throw new Error(sorted.fromPackage.map(describe).join('\n'));
 			return [
 				`${entries.length} console errors/failed requests in all: ${sorted.fromN8n.length} from n8n itself, ${sorted.ignored.length} ignored`,
 				...sorted.fromN8n.map((e) => `n8n: ${describe(e)}`),
-				...[...new Set(sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`))],
+				...[
+					...new Set(
+						sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`),
+					),
+				],
 			];
 		});
 		log(`screenshots: ${ctx.shots.join(', ')}`);
@@ -141,7 +166,8 @@ async function main(): Promise<number> {
 		await (services as Services | undefined)?.close();
 		killAll();
 		const failed = results.some((r) => !r.ok);
-		if (!failed && !process.argv.includes('--keep')) fs.rmSync(WORK, { recursive: true, force: true });
+		if (!failed && !process.argv.includes('--keep'))
+			fs.rmSync(WORK, { recursive: true, force: true });
 		else log(`kept ${path.relative(ROOT, WORK)} (n8n's log: n8n/n8n-start.log)`);
 	}
 	return report(started);

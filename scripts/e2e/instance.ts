@@ -1,0 +1,203 @@
+/**
+ * A real n8n instance with the packed package, shared by the end-to-end check (scripts/e2e.ts) and the browser check
+ * (scripts/ui.ts): `npm pack`, the install as n8n's community-package installer leaves it, the environment of an
+ * isolated instance, waiting for it to start, and a REST client with the owner's cookie.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { type Background, type Runtime, type Target, freePort, run } from './n8n';
+import { PACKAGE, ROOT } from './scenarios';
+
+const fail = (message: string): never => {
+	throw new Error(message);
+};
+
+/** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
+export async function pack(work: string): Promise<string> {
+	if (!fs.existsSync(path.join(ROOT, 'dist/nodes')))
+		fail('dist/ is missing: run `npm run build` first');
+	const out = path.join(work, 'pack');
+	fs.rmSync(out, { recursive: true, force: true });
+	fs.mkdirSync(out, { recursive: true });
+	const result = await run(
+		'npm',
+		['pack', '--json', '--ignore-scripts', '--pack-destination', out],
+		{
+			cwd: ROOT,
+			timeoutMs: 120_000,
+		},
+	);
+	if (result.code !== 0) fail(`npm pack failed: ${result.stderr.slice(-1500)}`);
+	const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{
+		filename: string;
+	}>;
+	return path.join(out, info.filename);
+}
+
+/**
+ * Installs the tarball as n8n's community-package installer leaves it: unpacked in
+ * <user folder>/.n8n/nodes/node_modules/<name>, listed in <user folder>/.n8n/nodes/package.json, and without
+ * devDependencies/peerDependencies (n8n installs with --omit=dev/peer semantics; the node must use n8n's own
+ * n8n-workflow).
+ */
+export async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	const target = path.join(nodesDir, 'node_modules', PACKAGE);
+	fs.mkdirSync(target, { recursive: true });
+	const untar = await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], {
+		timeoutMs: 60_000,
+	});
+	if (untar.code !== 0) fail(`tar failed: ${untar.stderr}`);
+	const manifestFile = path.join(target, 'package.json');
+	const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
+	delete manifest.devDependencies;
+	delete manifest.peerDependencies;
+	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+	fs.writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE]: manifest.version } },
+			null,
+			2,
+		),
+	);
+	if (fs.existsSync(path.join(target, 'node_modules')))
+		fail('the packed package should have no node_modules');
+	const dependencies = Object.keys((manifest.dependencies as object | undefined) ?? {});
+	if (dependencies.length)
+		fail(
+			`the package has runtime dependencies, which n8n would have to install: ${dependencies.join(', ')}`,
+		);
+	const n8n = manifest.n8n as { nodes: string[]; credentials: string[] };
+	for (const file of [...n8n.nodes, ...n8n.credentials]) {
+		if (!fs.existsSync(path.join(target, file)))
+			fail(`package.json lists ${file}, which the tarball lacks`);
+	}
+	return [
+		`${path.basename(tarball)}: ${n8n.nodes.length} nodes, ${n8n.credentials.length} credential type(s), every listed file present`,
+		'no runtime dependencies; devDependencies and peerDependencies dropped as n8n does',
+	];
+}
+
+/**
+ * The environment of an isolated n8n: this process's environment without N8N_/DB_/EXECUTIONS_ settings, a user
+ * folder, SQLite, loopback addresses and free ports, no telemetry, community packages on.
+ */
+export async function n8nEnv(
+	target: Target,
+	runtime: Runtime,
+	userFolder: string,
+): Promise<NodeJS.ProcessEnv> {
+	const vars: NodeJS.ProcessEnv = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (!key.startsWith('N8N_') && !key.startsWith('DB_') && !key.startsWith('EXECUTIONS_'))
+			vars[key] = value;
+	}
+	const port = await freePort();
+	return Object.assign(vars, {
+		PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
+		N8N_USER_FOLDER: userFolder,
+		DB_TYPE: 'sqlite',
+		N8N_LOG_LEVEL: 'info',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PORT: String(port),
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}`,
+		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		N8N_SECURE_COOKIE: 'false',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		GENERIC_TIMEZONE: 'UTC',
+		TZ: 'UTC',
+		...target.env,
+	});
+}
+
+/**
+ * Waits until a started n8n serves its REST API: /healthz answers first, and until n8n has finished starting it
+ * answers every route with HTTP 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
+ */
+export async function waitForStart(base: string, server: Background): Promise<void> {
+	await waitFor(
+		'n8n to answer /healthz',
+		180_000,
+		async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined),
+		server,
+	);
+	await waitFor(
+		'n8n to finish starting',
+		60_000,
+		async () => {
+			const res = await fetch(`${base}/rest/settings`);
+			const body = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
+			return res.ok && body?.data ? true : undefined;
+		},
+		server,
+	);
+}
+
+/** A REST client that keeps the owner's n8n-auth cookie. */
+export class Rest {
+	private cookie = '';
+
+	constructor(
+		readonly base: string,
+		private readonly browserId = 'triptych-e2e',
+	) {}
+
+	async call(
+		method: string,
+		route: string,
+		body?: unknown,
+	): Promise<{ status: number; json: any; text: string }> {
+		const res = await fetch(`${this.base}${route}`, {
+			method,
+			headers: {
+				'content-type': 'application/json',
+				'browser-id': this.browserId,
+				...(this.cookie ? { cookie: this.cookie } : {}),
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+			signal: AbortSignal.timeout(60_000),
+		});
+		const setCookie = res.headers.get('set-cookie');
+		const auth = setCookie && /n8n-auth=[^;]+/.exec(setCookie);
+		if (auth) this.cookie = auth[0];
+		const text = await res.text();
+		let json: any;
+		try {
+			json = JSON.parse(text);
+		} catch {
+			json = undefined;
+		}
+		return { status: res.status, json, text };
+	}
+}
+
+export async function waitFor<T>(
+	what: string,
+	timeoutMs: number,
+	probe: () => Promise<T | undefined>,
+	server?: Background,
+): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (server?.exited())
+			fail(`n8n exited while waiting for ${what}:\n${server.output().slice(-3000)}`);
+		try {
+			const value = await probe();
+			if (value !== undefined) return value;
+		} catch {
+			/* not yet */
+		}
+		if (Date.now() > deadline) fail(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
