@@ -6,7 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { excerpt } from './transport/errors';
+import { excerpt, htmlTitle } from './transport/errors';
 
 const TIMEOUT_MS = 15_000;
 
@@ -128,8 +128,7 @@ export function judgeFailure(target: Target, error: unknown): INodeCredentialTes
 function describe(value: unknown): string {
 	if (value === undefined || value === null || value === '') return '';
 	const text = typeof value === 'string' ? value : JSON.stringify(value);
-	const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-	return `: "${excerpt(title || text)}"`;
+	return `: "${htmlTitle(text) ?? excerpt(text)}"`;
 }
 
 const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

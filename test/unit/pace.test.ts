@@ -10,14 +10,25 @@ import { TokenBucket } from '../servers/ratelimit';
  * A client that sends as fast as the pace allows to a token-bucket service that answers at once; a 429 pauses it for
  * `pauseMs` (the service's Retry-After). Returns when each request was accepted or refused, in virtual milliseconds.
  */
-function simulate(perSecond: number, burst: number, untilMs: number, pauseMs = 1000) {
+function simulate(
+	perSecond: number,
+	burst: number,
+	untilMs: number,
+	change?: { atMs: number; perSecond: number; burst: number },
+	pauseMs = 1000,
+) {
 	let now = 0;
-	const bucket = new TokenBucket({ perSecond, burst }, () => now);
+	let bucket = new TokenBucket({ perSecond, burst }, () => now);
+	let changed = false;
 	const pace = new Pace();
 	let pausedUntil = 0;
 	const accepted: number[] = [];
 	const refused: number[] = [];
 	while (now < untilMs) {
+		if (change && !changed && now >= change.atMs) {
+			bucket = new TokenBucket(change, () => now);
+			changed = true;
+		}
 		if (now < pausedUntil) now = pausedUntil;
 		const delay = pace.delay(now);
 		if (delay > 0) {
@@ -70,36 +81,9 @@ describe('Pace', () => {
 	);
 
 	test('a lowered limit (40/s → 10/s): it starts over after two 429s that show the lower rate', () => {
-		let now = 0;
-		let limit = { perSecond: 40, burst: 10 };
-		let bucket = new TokenBucket(limit, () => now);
-		const pace = new Pace();
-		let pausedUntil = 0;
-		const refusedAfterChange: number[] = [];
-		let acceptedLate = 0;
-		while (now < 90_000) {
-			if (now >= 20_000 && limit.perSecond === 40) {
-				limit = { perSecond: 10, burst: 10 };
-				bucket = new TokenBucket(limit, () => now);
-			}
-			if (now < pausedUntil) now = pausedUntil;
-			const delay = pace.delay(now);
-			if (delay > 0) {
-				now += delay;
-				continue;
-			}
-			pace.take(now);
-			const ticket = pace.record(now);
-			if (bucket.take() === 0) {
-				ticket.outcome = 'ok';
-				if (now >= 60_000) acceptedLate++;
-			} else {
-				ticket.outcome = 'refused';
-				if (now >= 20_000) refusedAfterChange.push(now);
-				pausedUntil = now + 1000;
-				pace.refused(ticket, now, pausedUntil);
-			}
-		}
+		const run = simulate(40, 10, 90_000, { atMs: 20_000, perSecond: 10, burst: 10 });
+		const refusedAfterChange = run.refused.filter((t) => t >= 20_000);
+		const acceptedLate = run.within(run.accepted, 60_000);
 		expect(refusedAfterChange.length).toBeGreaterThanOrEqual(1);
 		// settled at the new rate within 15 s: from then on only the creep's rare 429s (one per 20 s or so)
 		expect(refusedAfterChange.filter((t) => t >= 35_000).length).toBeLessThanOrEqual(3);
