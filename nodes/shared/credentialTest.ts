@@ -6,9 +6,16 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { readBody } from './transport/body';
 import { excerpt, htmlTitle } from './transport/errors';
+import { Stopper } from './transport/stop';
+import { ENDED, wait } from './transport/timing';
+import type { Failure } from './transport/types';
+import { WireFailure } from './transport/types';
 
 const TIMEOUT_MS = 15_000;
+/** Enough for any answer to a one-record search; a larger body is not what the test asked for */
+const MAX_BYTES = 1024 * 1024;
 
 interface Target {
 	field: 'Museum URL' | 'Quotes URL' | 'Trigger URL';
@@ -145,50 +152,110 @@ export async function triptychApiTest(
 	const data = credential.data ?? {};
 	const target = testTarget(data);
 	if (typeof target === 'string') return fail(target);
-	let res: { statusCode: number; body: unknown; headers?: IDataObject };
 	// n8n gives a credential test function one HTTP helper, `request` (ICredentialTestFunctions: no `httpRequest`).
 	// The linter's no-deprecated-workflow-functions rule matches `this.helpers.request` by its spelling and asks for
 	// `httpRequest`, which does not exist here; taking the helper by name is the same call, said here openly.
 	const { request } = this.helpers;
+	// The whole test is bounded like the nodes' requests: a deadline (n8n's sleep, no timers) and a size limit on
+	// the streamed body, so a service that trickles its answer or inflates it cannot hold the test or n8n's memory.
+	const controller = new AbortController();
+	const deadline = new Stopper();
+	void wait(TIMEOUT_MS, deadline).then(() => {
+		if (!deadline.aborted) controller.abort(ENDED);
+	});
 	try {
-		res = (await request({
-			method: 'GET',
-			uri: target.url.href,
-			headers: {
-				Accept: 'application/json',
-				...(target.keyed ? { Authorization: `Bearer ${String(data.apiKey ?? '')}` } : {}),
-			},
-			json: true,
-			timeout: TIMEOUT_MS,
-			resolveWithFullResponse: true,
-			simple: false,
-			followRedirect: false,
-			followAllRedirects: false,
-		})) as typeof res;
-	} catch (error) {
-		// some versions throw for an HTTP error even with `simple: false`
-		const answered = error as {
-			statusCode?: number;
-			response?: {
+		let res: { statusCode: number; body: unknown; headers?: IDataObject };
+		try {
+			res = (await request({
+				method: 'GET',
+				uri: target.url.href,
+				headers: {
+					Accept: 'application/json',
+					...(target.keyed ? { Authorization: `Bearer ${String(data.apiKey ?? '')}` } : {}),
+				},
+				useStream: true,
+				timeout: TIMEOUT_MS,
+				resolveWithFullResponse: true,
+				simple: false,
+				followRedirect: false,
+				followAllRedirects: false,
+				abortSignal: controller.signal,
+			})) as typeof res;
+		} catch (error) {
+			// some versions throw for an HTTP error even with `simple: false`
+			const answered = error as {
 				statusCode?: number;
-				status?: number;
-				body?: unknown;
-				data?: unknown;
-				headers?: IDataObject;
+				response?: {
+					statusCode?: number;
+					status?: number;
+					body?: unknown;
+					data?: unknown;
+					headers?: IDataObject;
+				};
 			};
-		};
-		const statusCode =
-			answered.statusCode ?? answered.response?.statusCode ?? answered.response?.status;
-		if (typeof statusCode === 'number')
-			return judgeAnswer(
-				target,
+			const statusCode =
+				answered.statusCode ?? answered.response?.statusCode ?? answered.response?.status;
+			if (typeof statusCode !== 'number') return judgeFailure(target, error);
+			res = {
 				statusCode,
-				answered.response?.body ?? answered.response?.data,
-				location(answered.response?.headers),
-			);
-		return judgeFailure(target, error);
+				body: answered.response?.body ?? answered.response?.data,
+				headers: answered.response?.headers,
+			};
+		}
+		const read = await readAnswer(res.body, controller.signal);
+		if ('failure' in read) return judgeRead(target, read.failure);
+		return judgeAnswer(target, res.statusCode, read.body, location(res.headers));
+	} finally {
+		deadline.stop();
 	}
-	return judgeAnswer(target, res.statusCode, res.body, location(res.headers));
+}
+
+/** The answer's body, read within the size limit and the deadline, parsed as JSON when it is; or why it could not be. */
+async function readAnswer(
+	body: unknown,
+	signal: AbortSignal,
+): Promise<{ body: unknown } | { failure: Failure }> {
+	let bytes: Buffer;
+	try {
+		bytes = await readBody(body, MAX_BYTES, signal, () => ({
+			kind: 'timeout',
+			code: 'ETIMEDOUT',
+			message: `no complete answer within ${TIMEOUT_MS / 1000} s`,
+			sent: true,
+		}));
+	} catch (error) {
+		if (error instanceof WireFailure) return { failure: error.failure };
+		return {
+			failure: {
+				kind: 'broken',
+				code: 'EREAD',
+				message: String((error as Error)?.message),
+				sent: true,
+			},
+		};
+	}
+	const text = bytes.toString('utf8');
+	if (!text.trim()) return { body: undefined };
+	try {
+		return { body: JSON.parse(text) as unknown };
+	} catch {
+		return { body: text };
+	}
+}
+
+function judgeRead(target: Target, failure: Failure): INodeCredentialTestResult {
+	const at = `The ${target.service} service at ${target.base}`;
+	if (failure.kind === 'tooLarge')
+		return fail(
+			`${at} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${target.field}; it may not point at the API.`,
+		);
+	if (failure.kind === 'timeout')
+		return fail(
+			`${at} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${target.field}, and any proxy.`,
+		);
+	return fail(
+		`${at} broke off its answer (${failure.code}): check the ${target.field}, or try again later.`,
+	);
 }
 
 function location(headers?: IDataObject): string | undefined {

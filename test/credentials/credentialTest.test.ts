@@ -110,6 +110,61 @@ test('an HTML page (a proxy, a website) is named by its title', async () => {
 	});
 });
 
+test('a 200 answer that is not JSON, and a 429: each named, with what to do', async () => {
+	museum.fail({
+		kind: 'status',
+		status: 200,
+		body: 'Welcome to our website',
+		contentType: 'text/plain',
+	});
+	expect(await testCredential(good())).toEqual({
+		status: 'Error',
+		message: `The museum service at ${museum.url} did not answer with JSON: "Welcome to our website": the Museum URL may point at a website or a proxy, not at the API.`,
+	});
+	museum.fail({
+		kind: 'status',
+		status: 429,
+		retryAfter: '30',
+		body: { status: 'fail', message: 'Slow down' },
+	});
+	const limited = await testCredential(good());
+	expect(limited.status).toBe('Error');
+	expect(limited.message).toMatch(
+		new RegExp(
+			`^The museum service at ${museum.url.replace(/[.]/g, '\\.')} answered HTTP 429: ".*Slow down.*"\\. Check the Museum URL, or try again later\\.$`,
+		),
+	);
+	expect(limited.message).not.toContain(DEFAULT_API_KEY);
+});
+
+describe('a hostile service at the tested address', () => {
+	test('an answer that inflates to 1 GiB: refused past 1 MB, at once, without taking the memory', async () => {
+		museum.fail({ kind: 'gzipBomb', inflatedBytes: 1024 ** 3 });
+		const before = process.memoryUsage().rss;
+		const started = Date.now();
+		const result = await testCredential(good());
+		expect(result).toEqual({
+			status: 'Error',
+			message: `The museum service at ${museum.url} answered with more than 1 MB for a one-item request: check the Museum URL; it may not point at the API.`,
+		});
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
+	});
+
+	test('an answer that trickles: the test ends at its 15 s deadline and says so', async () => {
+		museum.fail({ kind: 'trickle', intervalMs: 200, maxMs: 30_000 });
+		const started = Date.now();
+		const result = await testCredential(good());
+		const took = Date.now() - started;
+		expect(result).toEqual({
+			status: 'Error',
+			message: `The museum service at ${museum.url} did not send its answer in full within 15 s: check the Museum URL, and any proxy.`,
+		});
+		expect(took).toBeGreaterThanOrEqual(14_900);
+		expect(took).toBeLessThan(17_000);
+	}, 30_000);
+});
+
 test('an address where nothing listens: the address and what to check, not a bare ECONNREFUSED', async () => {
 	const closed = await startMuseumServer({ records: [] });
 	const url = closed.url;
