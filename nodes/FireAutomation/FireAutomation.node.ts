@@ -45,10 +45,14 @@ export class FireAutomation implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const concurrency = getConcurrency(this);
 		const client = new TriptychClient(this, concurrency);
-		return await runItems(this, fireAutomationOperation(this, client, batchWindows(this)), {
-			continueOnFail: this.continueOnFail(),
-			concurrency,
-			onStop: () => client.halt(),
-		});
+		try {
+			return await runItems(this, fireAutomationOperation(this, client, batchWindows(this)), {
+				continueOnFail: this.continueOnFail(),
+				concurrency,
+				onStop: () => client.halt(),
+			});
+		} finally {
+			client.close();
+		}
 	}
 }

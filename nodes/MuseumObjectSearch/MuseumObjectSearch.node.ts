@@ -42,10 +42,14 @@ export class MuseumObjectSearch implements INodeType {
 		const concurrency = getConcurrency(this);
 		const continueOnFail = this.continueOnFail();
 		const client = new TriptychClient(this, concurrency);
-		return await runItems(this, museumOperation(this, client, continueOnFail), {
-			continueOnFail,
-			concurrency,
-			onStop: () => client.halt(),
-		});
+		try {
+			return await runItems(this, museumOperation(this, client, continueOnFail), {
+				continueOnFail,
+				concurrency,
+				onStop: () => client.halt(),
+			});
+		} finally {
+			client.close();
+		}
 	}
 }

@@ -42,10 +42,14 @@ export class QuoteTags implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const concurrency = getConcurrency(this);
 		const client = new TriptychClient(this, concurrency);
-		return await runItems(this, quoteTagsOperation(this, client), {
-			continueOnFail: this.continueOnFail(),
-			concurrency,
-			onStop: () => client.halt(),
-		});
+		try {
+			return await runItems(this, quoteTagsOperation(this, client), {
+				continueOnFail: this.continueOnFail(),
+				concurrency,
+				onStop: () => client.halt(),
+			});
+		} finally {
+			client.close();
+		}
 	}
 }

@@ -202,7 +202,7 @@ export async function triptychApiTest(
 				headers: answered.response?.headers,
 			};
 		}
-		const read = await readAnswer(res.body, controller.signal);
+		const read = await readAnswer(res.body, new Stopper(controller.signal));
 		if ('failure' in read) return judgeRead(target, read.failure);
 		return judgeAnswer(target, res.statusCode, read.body, location(res.headers));
 	} finally {
@@ -213,11 +213,11 @@ export async function triptychApiTest(
 /** The answer's body, read within the size limit and the deadline, parsed as JSON when it is; or why it could not be. */
 async function readAnswer(
 	body: unknown,
-	signal: AbortSignal,
+	stop: Stopper,
 ): Promise<{ body: unknown } | { failure: Failure }> {
 	let bytes: Buffer;
 	try {
-		bytes = await readBody(body, MAX_BYTES, signal, () => ({
+		bytes = await readBody(body, MAX_BYTES, stop, () => ({
 			kind: 'timeout',
 			code: 'ETIMEDOUT',
 			message: `no complete answer within ${TIMEOUT_MS / 1000} s`,

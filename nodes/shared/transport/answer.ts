@@ -10,12 +10,13 @@ import { SERVICES } from './types';
  * transfer (retried like a dropped connection), not a service that speaks something else.
  */
 export function checkJson(res: RawResponse): RawResponse | Failure {
-	const text = res.body.toString('utf8').trim();
-	if (!text) return res;
+	const raw = res.body.toString('utf8');
+	if (!/\S/.test(raw)) return res;
 	try {
-		return { ...res, json: { value: JSON.parse(text) } };
+		return { ...res, json: { value: JSON.parse(raw) } };
 	} catch (error) {
 		const ok = res.statusCode >= 200 && res.statusCode < 300;
+		const text = raw.trim();
 		if (ok && /^[[{]/.test(text) && isCutOff(text, error as Error)) {
 			return {
 				kind: 'broken',
@@ -79,7 +80,8 @@ export function interpret(
 	const { label, name } = SERVICES[service];
 	const status = res.statusCode;
 	const ok = status >= 200 && status < 300;
-	const text = res.body.toString('utf8').trim();
+	// the text only when the answer is not JSON (checkJson parsed it already otherwise)
+	const text = res.json ? '' : res.body.toString('utf8').trim();
 	const body: unknown = res.json ? res.json.value : text === '' ? undefined : null;
 
 	if (body === null) {

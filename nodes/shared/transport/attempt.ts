@@ -8,8 +8,9 @@ import {
 	redirectedMethod,
 	resolveLocation,
 } from './origin';
+import type { Deadlines } from './deadlines';
 import { Stopper } from './stop';
-import { ENDED, wait } from './timing';
+import { ENDED } from './timing';
 import type { Failure, RawResponse } from './types';
 import { WireFailure } from './types';
 
@@ -33,6 +34,8 @@ export interface AttemptSpec {
 	maxBytes: number;
 	/** Stop in n8n's editor */
 	cancel?: Stopper;
+	/** The run's timer for time limits */
+	deadlines: Deadlines;
 }
 
 const ABORTED = Symbol('aborted');
@@ -46,28 +49,30 @@ interface WireAnswer {
 
 /**
  * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. The deadline is one AbortController per attempt that n8n's `sleep` fires (nodes may not use timers);
- * it ends the wait for headers, every redirect hop and the body read, and reaches n8n's HTTP client through
+ * rejects. The deadline is one AbortController per attempt that the run's timer fires (`Deadlines`, n8n's `sleep`:
+ * nodes may not use timers); it ends the wait for headers, every redirect hop and the body read, and reaches n8n's HTTP client through
  * `abortSignal` where n8n passes it on (n8n applies its own Stop signal to authenticated requests instead; an
  * answer that arrives after the deadline is then thrown away unread).
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();
+	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
+	const ending = new Stopper();
 	let reason: Failure | undefined;
 	let over = false;
 	const end = (failure: Failure) => {
-		if (over || controller.signal.aborted) return;
+		if (over || ending.aborted) return;
 		reason = failure;
+		ending.stop();
 		controller.abort(ENDED);
 	};
 	let answered = false;
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
-	const deadline = new Stopper();
-	void wait(spec.timeout, deadline).then(() => end(timedOut(spec.timeout)));
+	const clearDeadline = spec.deadlines.add(spec.timeout, () => end(timedOut(spec.timeout)));
 
 	try {
 		let { url, method, qs, body } = spec;
-		const seen = new Set<string>([spec.url]);
+		let seen: Set<string> | undefined; // addresses visited, once redirected
 		for (let hop = 0; ; hop++) {
 			const pending = send({
 				url,
@@ -85,7 +90,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			});
 			let answer: WireAnswer | typeof ABORTED;
 			try {
-				answer = (await raceAbort(pending, controller.signal)) as WireAnswer | typeof ABORTED;
+				answer = (await raceAbort(pending, ending)) as WireAnswer | typeof ABORTED;
 			} catch (error) {
 				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
 			}
@@ -108,13 +113,13 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 						? 'other-origin'
 						: redirectedMethod(status, method) === undefined
 							? `with HTTP ${status}, which would turn the ${method} into a GET without its body`
-							: seen.has(next.href)
+							: next.href === spec.url || seen?.has(next.href)
 								? `in a loop (back to ${next.pathname}${next.search})`
 								: hop >= MAX_REDIRECTS
 									? `more than ${MAX_REDIRECTS} times (last to ${next.pathname})`
 									: undefined;
 				if (problem) return redirectFailure(problem, status, next?.href ?? location);
-				seen.add(next!.href);
+				(seen ??= new Set()).add(next!.href);
 				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;
 				if (nextMethod !== method) body = undefined;
 				method = nextMethod;
@@ -131,7 +136,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				const bytes = await readBody(
 					answer.body,
 					spec.maxBytes,
-					controller.signal,
+					ending,
 					() => reason ?? canceled(),
 				);
 				answered = true;
@@ -143,24 +148,22 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	} finally {
 		over = true;
 		unsubscribe?.();
-		// ends the deadline's wait (n8n 2.x clears its timer); an attempt that did not end with a whole answer also
-		// ends whatever n8n's client still does for it
-		deadline.stop();
+		clearDeadline();
+		// an attempt that did not end with a whole answer also ends whatever n8n's client still does for it
 		if (!answered) controller.abort(ENDED);
 	}
 }
 
-async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-	if (signal.aborted) return ABORTED;
-	let onAbort: () => void = () => {};
+async function raceAbort<T>(promise: Promise<T>, ending: Stopper): Promise<T | typeof ABORTED> {
+	if (ending.aborted) return ABORTED;
+	let unsubscribe: () => void = () => undefined;
 	const aborted = new Promise<typeof ABORTED>((resolve) => {
-		onAbort = () => resolve(ABORTED);
-		signal.addEventListener('abort', onAbort, { once: true });
+		unsubscribe = ending.subscribe(() => resolve(ABORTED));
 	});
 	try {
 		return await Promise.race([promise, aborted]);
 	} finally {
-		signal.removeEventListener('abort', onAbort);
+		unsubscribe();
 	}
 }
 

@@ -1,3 +1,4 @@
+import type { Stopper } from './stop';
 import type { Failure } from './types';
 import { WireFailure } from './types';
 
@@ -40,12 +41,12 @@ export function tooLarge(limit: number, seen: number | 'declared'): Failure {
  * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
  * past `limit` it stops reading at once and rejects with a `tooLarge` failure, so a small compressed answer that
  * inflates to gigabytes never takes more than `limit` of memory. A connection that drops before the end rejects
- * with `broken`; `signal` (the attempt's deadline or Stop) destroys the stream and rejects with its reason.
+ * with `broken`; `stop` (the attempt's deadline or Stop) destroys the stream and rejects with its reason.
  */
 export async function readBody(
 	body: unknown,
 	limit: number,
-	signal: AbortSignal,
+	stop: Stopper,
 	abortReason: () => Failure,
 ): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
@@ -57,6 +58,7 @@ export async function readBody(
 		const chunks: Buffer[] = [];
 		let size = 0;
 		let settled = false;
+		let unsubscribe: () => void = () => undefined;
 		const finish = (failure?: Failure) => {
 			if (settled) return;
 			settled = true;
@@ -64,7 +66,7 @@ export async function readBody(
 			stream.removeListener('end', onEnd);
 			stream.removeListener('error', onError);
 			stream.removeListener('close', onClose);
-			signal.removeEventListener('abort', onAbort);
+			unsubscribe();
 			if (failure) {
 				stream.destroy();
 				chunks.length = 0;
@@ -82,18 +84,17 @@ export async function readBody(
 		const onEnd = () => finish();
 		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
 		// the deadline or Stop, not a broken transfer
-		const onError = (error: unknown) => finish(signal.aborted ? abortReason() : broken(error));
+		const onError = (error: unknown) => finish(stop.aborted ? abortReason() : broken(error));
 		// 'close' without 'end': the connection went away mid-body
 		const onClose = () => {
-			if (!stream.readableEnded) finish(signal.aborted ? abortReason() : broken(undefined));
+			if (!stream.readableEnded) finish(stop.aborted ? abortReason() : broken(undefined));
 		};
 		const onAbort = () => finish(abortReason());
 		stream.on('data', onData);
 		stream.on('end', onEnd);
 		stream.on('error', onError);
 		stream.on('close', onClose);
-		if (signal.aborted) onAbort();
-		else signal.addEventListener('abort', onAbort, { once: true });
+		unsubscribe = stop.subscribe(onAbort);
 	});
 }
 

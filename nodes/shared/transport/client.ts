@@ -1,13 +1,19 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	INode,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
 import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
+import { Deadlines } from './deadlines';
 import { failureError } from './errors';
 import { Gate } from './gate';
 import { Stopper } from './stop';
-import { checkBaseUrl, originOf, resolveLink } from './origin';
+import { baseUrlProblem, checkBaseUrl, originOf, resolveLink } from './origin';
 import type { Outcome } from './retry';
 import { withRetries } from './retry';
 import type { ApiRequest, ApiResponse, RequestSettings, Service } from './types';
@@ -36,6 +42,12 @@ export class TriptychClient {
 	private readonly gates = new Map<string, Gate>();
 	private execution?: Stopper;
 	private stopSignal?: Stopper;
+	/** Per service: the checked base address and its origin, and how requests are sent */
+	private readonly bases = new Map<Service, { url: string; origin: string }>();
+	private readonly senders = new Map<Service, Sender>();
+	private theNode?: INode;
+	/** One timer for the time limits of every attempt of the run */
+	private readonly deadlines = new Deadlines();
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -54,6 +66,17 @@ export class TriptychClient {
 			this.execution = new Stopper(signal);
 		}
 		return this.execution;
+	}
+
+	/** The node (n8n's `getNode()` copies it deeply on every call). */
+	private get node(): INode {
+		this.theNode ??= this.ctx.getNode();
+		return this.theNode;
+	}
+
+	/** The end of the node run: ends the run's timer. */
+	close(): void {
+		this.deadlines.close();
 	}
 
 	/** Stop or halt: nothing more is started (requests already on the wire are left to finish). */
@@ -79,27 +102,24 @@ export class TriptychClient {
 		return gate;
 	}
 
-	/** The service's base address, validated, without trailing slashes. */
-	async baseUrl(service: Service, itemIndex: number): Promise<string> {
+	/** The service's base address, validated, without trailing slashes, and its origin. */
+	private async base(
+		service: Service,
+		itemIndex: number,
+	): Promise<{ url: string; origin: string }> {
+		const known = this.bases.get(service);
+		if (known) return known;
 		const credentials = await this.getCredentials();
 		const { field, label, name } = SERVICES[service];
 		const raw = String(credentials[field] ?? '').trim();
 		const checked = checkBaseUrl(raw);
-		if ('url' in checked) return checked.url;
-		const node = this.ctx.getNode();
-		const problem =
-			checked.problem === 'empty'
-				? [
-						`The ${label} is empty`,
-						`Set the ${label} in the Triptych API credentials to the base address of the ${name}.`,
-					]
-				: checked.problem === 'invalid'
-					? [
-							`The ${label} "${raw}" is not a valid address`,
-							`Use a full address such as https://api.example.com (${checked.detail}).`,
-						]
-					: [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
-		throw new NodeOperationError(node, `${problem[0]} [item ${itemIndex}]`, {
+		if ('url' in checked) {
+			const base = { url: checked.url, origin: originOf(checked.url) };
+			this.bases.set(service, base);
+			return base;
+		}
+		const problem = baseUrlProblem(checked, raw, label, name);
+		throw new NodeOperationError(this.node, `${problem[0]} [item ${itemIndex}]`, {
 			itemIndex,
 			description: problem[1],
 		});
@@ -111,10 +131,10 @@ export class TriptychClient {
 		settings: RequestSettings,
 		itemIndex: number,
 	): Promise<ApiResponse> {
-		const base = await this.baseUrl(req.service, itemIndex);
+		const base = await this.base(req.service, itemIndex);
 		const url = req.url
 			? this.sameOrigin(req.url, base, req.service, itemIndex)
-			: base + (req.path ?? '');
+			: base.url + (req.path ?? '');
 		const send = await this.sender(req.service);
 		const spec: AttemptSpec = {
 			url,
@@ -122,10 +142,11 @@ export class TriptychClient {
 			qs: req.qs,
 			body: req.body,
 			headers: { Accept: 'application/json', ...req.headers },
-			redirects: { follow: 'origin', origin: originOf(base) },
+			redirects: { follow: 'origin', origin: base.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
 			cancel: this.cancel,
+			deadlines: this.deadlines,
 		};
 		const outcome = await this.withRetries(
 			req.service,
@@ -138,7 +159,7 @@ export class TriptychClient {
 			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
 			itemIndex,
 		);
-		const node = this.ctx.getNode();
+		const node = this.node;
 		if ('failure' in outcome) {
 			const failure = { ...outcome.failure, message: this.redact(outcome.failure.message) };
 			throw failureError(node, req.service, itemIndex, failure, outcome.stop, settings);
@@ -167,6 +188,7 @@ export class TriptychClient {
 			timeout: settings.timeout,
 			maxBytes: settings.maxBytes,
 			cancel: this.cancel,
+			deadlines: this.deadlines,
 		};
 		const send: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
 		return await this.withRetries(
@@ -213,13 +235,21 @@ export class TriptychClient {
 	}
 
 	private async sender(service: Service): Promise<Sender> {
+		const known = this.senders.get(service);
+		if (known) return known;
+		const send = await this.newSender(service);
+		this.senders.set(service, send);
+		return send;
+	}
+
+	private async newSender(service: Service): Promise<Sender> {
 		const credentials = await this.getCredentials();
 		if (service === 'quotes' && !credentials.sendKeyToQuotes) {
 			return async (options) => await this.ctx.helpers.httpRequest(options);
 		}
 		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
 		// usual: n8n does not load and decrypt them again for every request of the run.
-		const reference = this.ctx.getNode().credentials?.[CREDENTIALS_TYPE];
+		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
 		const credentialsDecrypted = {
 			id: reference?.id ?? '',
 			name: reference?.name ?? '',
@@ -238,11 +268,16 @@ export class TriptychClient {
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
-	private sameOrigin(link: string, base: string, service: Service, itemIndex: number): string {
-		const target = resolveLink(link, base);
+	private sameOrigin(
+		link: string,
+		base: { url: string; origin: string },
+		service: Service,
+		itemIndex: number,
+	): string {
+		const target = resolveLink(link, base.url);
 		const { label, name } = SERVICES[service];
 		const fail = (message: string, description: string) =>
-			new NodeApiError(this.ctx.getNode(), { message } as IDataObject as never, {
+			new NodeApiError(this.node, { message } as IDataObject as never, {
 				message: `${message} [item ${itemIndex}]`,
 				description,
 				itemIndex,
@@ -253,7 +288,7 @@ export class TriptychClient {
 				this.redact(link.slice(0, 200)),
 			);
 		}
-		if (target.origin !== originOf(base)) {
+		if (target.origin !== base.origin) {
 			throw fail(
 				`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
 				`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,

@@ -19,6 +19,28 @@ export function checkBaseUrl(
 	return { url: text.replace(/\/+$/, '') };
 }
 
+/** What is wrong with a base address, for the node's error: its message and what to do. */
+export function baseUrlProblem(
+	checked: { problem: 'empty' | 'invalid' | 'protocol'; detail?: string },
+	raw: string,
+	label: string,
+	name: string,
+): [string, string] {
+	if (checked.problem === 'empty') {
+		return [
+			`The ${label} is empty`,
+			`Set the ${label} in the Triptych API credentials to the base address of the ${name}.`,
+		];
+	}
+	if (checked.problem === 'invalid') {
+		return [
+			`The ${label} "${raw}" is not a valid address`,
+			`Use a full address such as https://api.example.com (${checked.detail}).`,
+		];
+	}
+	return [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
+}
+
 /** `link` resolved against `current`; `undefined` when it is not an address. */
 export function resolveLink(link: string, current: string): URL | undefined {
 	try {
