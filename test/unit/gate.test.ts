@@ -78,8 +78,8 @@ describe('Gate', () => {
 
 	test('a round with a push-back does not grow; answers that are merely not ok (a 404) do not stop growth', async () => {
 		const gate = new Gate(128);
-		const c = contenders(gate, Gate.START);
-		await Promise.all(c.all);
+		const c = contenders(gate, Gate.START + 1); // one more than the allowance: the round is full
+		await Promise.all(c.all.slice(0, Gate.START));
 		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
 		gate.release('ok');
 		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
@@ -88,6 +88,54 @@ describe('Gate', () => {
 		await Promise.all(d.all);
 		gate.release('pushback');
 		expect(gate.state.limit).toBe((Gate.GROWTH * Gate.START) / 2);
+	});
+
+	test('a round in which nobody waited for a slot does not grow the allowance (the demand, not the service, set its pace)', async () => {
+		const gate = new Gate(128);
+		for (let round = 0; round < 3; round++) {
+			const c = contenders(gate, Gate.START);
+			await Promise.all(c.all);
+			for (let i = 0; i < Gate.START; i++) gate.release('ok');
+		}
+		expect(gate.state.limit).toBe(Gate.START);
+	});
+
+	/** Full rounds against a fake clock: every slot of the allowance busy and one request waiting, answered in `ms`. */
+	function rounds(max: number) {
+		let clock = 0;
+		let held = 0;
+		const gate = new Gate(max, undefined, () => clock);
+		const round = async (ms: number) => {
+			const limit = gate.state.limit;
+			const need = limit - held;
+			const c = contenders(gate, need + 1);
+			await Promise.all(c.all.slice(0, need));
+			clock += ms;
+			for (let i = 0; i < limit; i++) gate.release('ok');
+			await c.all[need]; // the waiting one goes in the next round
+			held = 1;
+		};
+		return { gate, round };
+	}
+
+	test('a growth step that brings no faster answers is taken back, and the allowance stays there', async () => {
+		const { gate, round } = rounds(256);
+		// a distant service: four times as many in flight, about four times the answers per second: grows
+		await round(50);
+		expect(gate.state.limit).toBe(4 * Gate.START);
+		await round(55);
+		expect(gate.state.limit).toBe(16 * Gate.START);
+		// the next step brings answers only 1.2 times faster: back to the step before, and no more growth
+		await round((4 * 55) / 1.2);
+		expect(gate.state.limit).toBe(4 * Gate.START);
+		for (let r = 0; r < 5; r++) await round(1);
+		expect(gate.state.limit).toBe(4 * Gate.START);
+	});
+
+	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
+		const { gate, round } = rounds(128);
+		for (let r = 0; r < 10; r++) await round(gate.state.limit * 0.8);
+		expect(gate.state.limit).toBe(Gate.START);
 	});
 
 	test('a push-back halves the allowance; afterwards it grows by about one per round trip', async () => {

@@ -15,6 +15,10 @@ export type Turn = { ok: true; ticket: Ticket } | { ok: false; pauseMs: number }
  *   (one allowance's worth of answers) while every answer of the round is healthy (slow start), then by one per
  *   round trip once a push-back (503, 504, a timeout, and a 429 before the requests are paced) has halved it.
  *   It never passes `max` (the node's Concurrency option; 1 = one request at a time).
+ * - **Only as many in flight as pay off**: a growth step must bring answers faster (a service far away answers
+ *   about fourfold faster with four times as many requests in flight). When it does not, the distance is not
+ *   what limits the run (the service's or this machine's work is): the allowance goes back to the step before and
+ *   stays at most there, since more requests in flight would only cost memory and CPU.
  * - **One pause for everybody**: a Retry-After (or the backoff after a 429) pauses every request of the run.
  * - **Learned pace**: after a 429 the gate paces requests as a token bucket learned from the service's refusals
  *   (`Pace`, in pace.ts).
@@ -23,11 +27,20 @@ export class Gate {
 	static readonly START = 16;
 	/** Growth per healthy round in slow start */
 	static readonly GROWTH = 4;
+	/** The part of a growth step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
+	static readonly PAYOFF = 0.25;
 
 	private limit: number;
 	private threshold = Infinity;
-	/** The answers of the current slow-start round, and whether all were healthy */
-	private round = { answers: 0, healthy: true };
+	/** The allowance never grows past this: `max`, or the last step that brought answers faster */
+	private ceiling: number;
+	/**
+	 * The answers of the current slow-start round, whether all were healthy, when it started, and whether requests
+	 * waited for a slot during it (only then does its speed say what the allowance can do)
+	 */
+	private round: { answers: number; healthy: boolean; started: number; full: boolean };
+	/** The last growth step: the allowance it left and the answers per millisecond of the round at that allowance */
+	private lastStep?: { limit: number; speed: number };
 	private inFlight = 0;
 	private readonly queue: Array<() => void> = [];
 	private pausedUntil = 0;
@@ -41,8 +54,12 @@ export class Gate {
 	constructor(
 		readonly max: number,
 		stop?: AbortSignal | Stopper,
+		/** A clock in milliseconds, for the speed of rounds (tests give their own) */
+		private readonly now: () => number = () => performance.now(),
 	) {
 		this.limit = Math.min(max, Gate.START);
+		this.ceiling = max;
+		this.round = { answers: 0, healthy: true, started: this.now(), full: false };
 		this.cancel = stopperOf(stop);
 		this.cancel?.subscribe(() => this.wakeAll());
 	}
@@ -65,6 +82,7 @@ export class Gate {
 		for (;;) {
 			if (this.cancel?.aborted) return { ok: false, pauseMs: 0 };
 			if (this.inFlight >= Math.max(1, Math.floor(this.limit))) {
+				this.round.full = true;
 				await new Promise<void>((resolve) => this.queue.push(resolve));
 				continue;
 			}
@@ -139,10 +157,15 @@ export class Gate {
 			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
 			if (this.round.answers >= Math.floor(this.limit)) {
-				if (this.round.healthy) this.limit = Math.min(this.max, this.limit * Gate.GROWTH);
-				this.round = { answers: 0, healthy: true };
+				if (this.round.healthy && this.round.full) this.grow();
+				this.round = {
+					answers: 0,
+					healthy: true,
+					started: this.now(),
+					full: this.queue.length > 0,
+				};
 			}
-		} else if (signal === 'ok') this.limit = Math.min(this.max, this.limit + 1 / this.limit);
+		} else if (signal === 'ok') this.limit = Math.min(this.ceiling, this.limit + 1 / this.limit);
 		if (signal === 'pushback') {
 			// one push-back per round trip: answers already under way when the first arrived do not halve it again;
 			// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
@@ -156,6 +179,25 @@ export class Gate {
 			this.pausedUntil = now + pauseMs;
 		if (rateLimited && first && ticket) this.pace.refused(ticket, now, this.pausedUntil);
 		this.wake();
+	}
+
+	/**
+	 * The end of a healthy slow-start round in which requests waited for a slot. The last growth step is judged
+	 * first: when this round, at the grown allowance, brought answers hardly faster than the round before it, the
+	 * step is taken back for good. Otherwise the allowance grows fourfold (up to the ceiling).
+	 */
+	private grow(): void {
+		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
+		const last = this.lastStep;
+		const step = last ? this.limit / last.limit : 1;
+		if (last && step > 1 && speed < last.speed * (1 + Gate.PAYOFF * (step - 1))) {
+			this.ceiling = last.limit;
+			this.limit = last.limit;
+			this.threshold = last.limit;
+			return;
+		}
+		this.lastStep = { limit: this.limit, speed };
+		if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit * Gate.GROWTH);
 	}
 
 	private wake(): void {
