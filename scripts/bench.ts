@@ -7,7 +7,9 @@
  * Groups (BENCH_ONLY=loopback,latency,ratelimit runs a subset; default all):
  * - loopback: Quote Tags, Museum Return All and Fire Automation against servers that answer at once;
  * - latency: every answer 50 ms late: 300 items per node, and Museum Return All over 45 pages;
- * - ratelimit: Fire Automation and HTTP Request against a trigger service limited to 20 requests/s, burst 10.
+ * - ratelimit: Fire Automation and HTTP Request against a trigger service limited to 20 requests/s, burst 10;
+ * - versus: Quote Tags and Fire Automation at loopback, this build against 0.1 built from its commit, in
+ *   alternating processes (skipped without git history).
  * Every measured run is capped (BENCH_TIMEOUT_S, default 90 s): a run that takes longer fails its row.
  */
 import * as latency from './bench/latency';
@@ -16,9 +18,10 @@ import * as quotes from './bench/quotes';
 import * as ratelimit from './bench/ratelimit';
 import { readmeNotes } from './bench/readme';
 import * as trigger from './bench/trigger';
+import * as versus from './bench/versus';
 import { type BenchRow, type Target, type Verdict, machine, table, verdicts } from './bench/util';
 
-type Group = 'loopback' | 'latency' | 'ratelimit';
+type Group = 'loopback' | 'latency' | 'ratelimit' | 'versus';
 
 interface Suite {
 	name: string;
@@ -34,12 +37,13 @@ const suites: Suite[] = [
 	{ name: 'Fire Automation (loopback)', group: 'loopback', ...trigger },
 	{ name: '50 ms latency', group: 'latency', ...latency },
 	{ name: 'rate-limited trigger service', group: 'ratelimit', ...ratelimit },
+	{ name: 'loopback against 0.1', group: 'versus', ...versus },
 ];
 
 function selected(): Suite[] {
 	const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 	const unknown = only.filter((g) => !suites.some((s) => s.group === g));
-	if (unknown.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit)`);
+	if (unknown.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit, versus)`);
 	return only.length ? suites.filter((s) => only.includes(s.group)) : suites;
 }
 
@@ -67,7 +71,11 @@ async function main() {
 	const lines = [...verdict.lines, ...checks.map((c) => c.text)];
 	console.log(`\n${lines.join('\n')}`);
 	const notes = readmeNotes(rows);
-	if (notes.length) console.log(`\nLoopback rows against README.md's table (notes, not targets):\n${notes.join('\n')}`);
+	if (notes.length) {
+		console.log(
+			`\nLoopback rows against README.md's table of 0.1 (notes, not targets: another day's run, whose bare loop ran once, cold; the same-run comparison with 0.1 is the versus group):\n${notes.join('\n')}`,
+		);
+	}
 	console.log(`\nMachine at the end: ${machine()}`);
 	process.exit(verdict.ok && checks.every((c) => c.ok) ? 0 : 1);
 }

@@ -46,6 +46,8 @@ import {
 } from 'n8n-workflow';
 
 export const ROOT = path.resolve(__dirname, '../..');
+/** The built package the engine loads: this checkout, or another build (`npm run bench`'s comparison with 0.1) */
+const PACKAGE_ROOT = process.env.TRIPTYCH_PACKAGE_DIR ?? ROOT;
 export const PACKAGE = 'n8n-nodes-triptych';
 export const CREDENTIAL = 'triptychApi';
 
@@ -88,10 +90,10 @@ let loaded: { pkg: PackageDirectoryLoader; base: DirectoryLoader } | undefined;
 /** Loads the built package from dist/ exactly as n8n does (build first: `npm run build`). */
 export async function loadPackage() {
 	if (loaded) return loaded;
-	if (!fs.existsSync(path.join(ROOT, 'dist/nodes'))) {
+	if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/nodes'))) {
 		throw new Error('dist/ is missing: run `npm run build` before the tests');
 	}
-	const pkg = new PackageDirectoryLoader(ROOT);
+	const pkg = new PackageDirectoryLoader(PACKAGE_ROOT);
 	await pkg.loadAll();
 	const base = new PackageDirectoryLoader(
 		path.dirname(require.resolve('n8n-nodes-base/package.json')),
