@@ -48,7 +48,7 @@ export const CONCURRENCY: NumberOption = {
 	min: 1,
 	max: 256,
 	description:
-		'Most requests in flight at once. The node starts with 16 and adapts to the service: more while it answers well, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
+		'Most requests in flight at once. The node starts with 16 and adapts to the service: more while that brings answers faster, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
 };
 
 const MAX_ATTEMPTS = (description: string): NumberOption => ({

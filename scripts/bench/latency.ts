@@ -8,7 +8,7 @@
  * - Museum Return All over 45 pages (paging.ts).
  * Target: each node's defaults ≤ 1.5× the HTTP Request node's time; Return All ≤ 0.5× HTTP Request's pagination.
  *
- *   npx tsx scripts/bench/latency.ts     (REPEATS=… rounds per variant, default 3; sequential variants run once)
+ *   npx tsx scripts/bench/latency.ts     (REPEATS=… rounds per variant, default 5; sequential variants run once)
  */
 import type { AxiosInstance } from 'axios';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -23,7 +23,7 @@ import { HTTP_REQUEST_VERSION, triggerBenchServer, triggerCalls, triggerItems } 
 import { type BenchRow, type Target, table, verdicts } from './util';
 
 const ITEMS = 300;
-const REPEATS = Math.max(1, Number(process.env.REPEATS ?? 3));
+const REPEATS = Math.max(1, Number(process.env.REPEATS ?? 5));
 const CONCURRENCIES = [1, 8, 32, 64, 300];
 const at = `${ITEMS} items, ${LATENCY_MS} ms latency`;
 export const CASES = {
