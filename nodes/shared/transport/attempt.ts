@@ -49,9 +49,9 @@ interface WireAnswer {
 
 /**
  * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. The deadline is one AbortController per attempt that the run's timer fires (`Deadlines`, n8n's `sleep`:
- * nodes may not use timers); it ends the wait for headers, every redirect hop and the body read, and reaches n8n's HTTP client through
- * `abortSignal` where n8n passes it on (n8n applies its own Stop signal to authenticated requests instead; an
+ * rejects. The deadline is one AbortController per attempt that the run's timer fires (`Deadlines`, on n8n's
+ * `sleep`: nodes may not use timers); it ends the wait for headers, every redirect hop and the body read, and
+ * reaches n8n's HTTP client through `abortSignal` where n8n passes it on (n8n applies its own Stop signal to authenticated requests instead; an
  * answer that arrives after the deadline is then thrown away unread).
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
