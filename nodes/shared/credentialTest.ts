@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { readBody } from './transport/body';
-import { excerpt, htmlTitle } from './transport/errors';
+import { excerpt, htmlTitle, redactKey } from './transport/errors';
 import { Stopper } from './transport/stop';
 import { ENDED, wait } from './transport/timing';
 import type { Failure } from './transport/types';
@@ -150,6 +150,15 @@ export async function triptychApiTest(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
+	const result = await runTest.call(this, data);
+	// a service may echo the key back (in a message, a page, a redirect address): it is not shown
+	return { ...result, message: redactKey(result.message, String(data.apiKey ?? '')) };
+}
+
+async function runTest(
+	this: ICredentialTestFunctions,
+	data: ICredentialDataDecryptedObject,
+): Promise<INodeCredentialTestResult> {
 	const target = testTarget(data);
 	if (typeof target === 'string') return fail(target);
 	// n8n gives a credential test function one HTTP helper, `request` (ICredentialTestFunctions: no `httpRequest`).

@@ -1,6 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import { discard, readBody, tooLarge } from './body';
+import { redactKey } from './errors';
 import {
 	MAX_REDIRECTS,
 	REDIRECT_STATUS,
@@ -210,7 +211,7 @@ export function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
 	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
-	const message = raw.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+	const message = redactKey(raw, '');
 	const timeout = /timeout/i.test(message) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
 	return {
 		kind: timeout ? 'timeout' : 'network',

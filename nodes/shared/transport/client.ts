@@ -10,7 +10,7 @@ import { checkJson, interpret } from './answer';
 import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
 import { Deadlines } from './deadlines';
-import { failureError } from './errors';
+import { failureError, redactKey } from './errors';
 import { Gate } from './gate';
 import { Stopper } from './stop';
 import { baseUrlProblem, checkBaseUrl, originOf, resolveLink } from './origin';
@@ -203,9 +203,7 @@ export class TriptychClient {
 
 	/** Removes the API key (and any Bearer token) from text that came back from a service. */
 	redact(text: string): string {
-		let out = text;
-		if (this.apiKey.length >= 4) out = out.split(this.apiKey).join('***');
-		return out.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+		return redactKey(text, this.apiKey);
 	}
 
 	private async withRetries(

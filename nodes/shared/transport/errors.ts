@@ -25,6 +25,12 @@ export function hint(code: string, label: string): string {
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 
+/** Removes the API key (when it is at least 4 characters) and any Bearer token from text that came from elsewhere. */
+export function redactKey(text: string, apiKey: string): string {
+	const out = apiKey.length >= 4 ? text.split(apiKey).join('***') : text;
+	return out.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+}
+
 /**
  * A short excerpt of what a service said, fit for n8n's error panel: tags, scripts and styles dropped, a phrase
  * repeated back to back said once (error pages repeat their title as a heading), no word longer than 40
