@@ -18,9 +18,9 @@ import path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { chain, manualTrigger, node, runWorkflow } from '../../test/harness/engine';
-import { DEFAULT_API_KEY, startQuotesServer, startTriggerServer } from '../../test/servers';
-import { quoteItems } from './quotes';
-import { EVENT, triggerItems } from './trigger';
+import { type TriggerServer, startQuotesServer, startTriggerServer } from '../../test/servers';
+import { quoteCalls, quoteItems } from './quotes';
+import { triggerCalls, triggerItems } from './trigger';
 import { type BenchRow, type Verdict, median } from './util';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -45,24 +45,19 @@ interface Sample {
 /** In the child process: the case's workflow, RUNS times after one warm-up, with the build in TRIPTYCH_PACKAGE_DIR. */
 async function child(which: CaseName): Promise<Sample> {
 	const dir = process.env.TRIPTYCH_PACKAGE_DIR ?? ROOT;
-	let run: () => Promise<unknown>;
-	let close: () => Promise<void>;
-	if (which === 'quotes') {
-		const server = await startQuotesServer();
-		const wf = chain(manualTrigger('Start'), node('quoteTags', 'Tags', { q: '={{ $json.q }}', limit: 5 }));
-		const items = quoteItems(ITEMS);
-		run = async () => await runWorkflow(wf, { credentials: { triptychApi: { apiKey: 'unused', quotesUrl: server.url } }, pinData: { Start: items } });
-		close = async () => await server.close();
-	} else {
-		const server = await startTriggerServer();
-		// the node's type was `triggerCall` in 0.1
-		const type = fs.existsSync(path.join(dir, 'dist/nodes/FireAutomation')) ? 'fireAutomation' : 'triggerCall';
-		const wf = chain(manualTrigger('Start'), node(type, 'Fire', { event: EVENT, payload: 'item', options: {} }));
-		const items: IDataObject[] = triggerItems(ITEMS);
-		const credentials = { triptychApi: { apiKey: DEFAULT_API_KEY, triggerUrl: server.url } };
-		run = async () => await runWorkflow(wf, { credentials, pinData: { Start: items } });
-		close = async () => await server.close();
-	}
+	// the same node calls as the loopback cases of `npm run bench`
+	const server = which === 'quotes' ? await startQuotesServer() : await startTriggerServer();
+	const call =
+		which === 'quotes'
+			? quoteCalls(server.url, 5).node
+			: // the node's type was `triggerCall` in 0.1
+				{
+					...triggerCalls(server as TriggerServer).node,
+					type: fs.existsSync(path.join(dir, 'dist/nodes/FireAutomation')) ? 'fireAutomation' : 'triggerCall',
+				};
+	const items: IDataObject[] = which === 'quotes' ? quoteItems(ITEMS) : triggerItems(ITEMS);
+	const wf = chain(manualTrigger('Start'), node(call.type, 'Node', call.params));
+	const run = async () => await runWorkflow(wf, { credentials: call.credentials, pinData: { Start: items } });
 	const walls: number[] = [];
 	const cpus: number[] = [];
 	for (let r = 0; r <= RUNS; r++) {
@@ -75,7 +70,7 @@ async function child(which: CaseName): Promise<Sample> {
 		walls.push(performance.now() - started);
 		cpus.push((used.user + used.system) / 1000);
 	}
-	await close();
+	await server.close();
 	return { wall: median(walls), cpu: median(cpus) };
 }
 
