@@ -4,6 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { getOptions, readChoice, readNumber } from '../shared/fields';
 import { fieldError, toText } from '../shared/validation';
 import { KEY_MODE, LIMIT, PAYLOAD, QUERY_IN } from './description';
+import { parameter } from '../shared/parameters';
 
 /** Event names: letters, digits, "_", "-" and "." (what the best-known service of this kind accepts). */
 export const EVENT_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -41,7 +42,7 @@ export function buildRequest(
 	i: number,
 	options: IDataObject = getOptions(ctx, i),
 ): TriggerRequest {
-	const event = toText(ctx, ctx.getNodeParameter('event', i, ''), 'Event', i);
+	const event = toText(ctx, parameter(ctx, 'event', i, ''), 'Event', i);
 	if (event && !EVENT_PATTERN.test(event)) {
 		throw fieldError(
 			ctx,
@@ -51,7 +52,7 @@ export function buildRequest(
 			'The event name is the last part of the address (POST {Trigger URL}/trigger/{Event}). Use e.g. door_opened, or leave it empty.',
 		);
 	}
-	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
+	const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Query', i);
 	const limit =
 		options.limit === undefined || options.limit === null || options.limit === ''
 			? undefined
@@ -132,7 +133,7 @@ function getIdempotencyKey(
 }
 
 function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
-	const mode = readChoice(ctx, ctx.getNodeParameter('payload', i, PAYLOAD.default), PAYLOAD, i);
+	const mode = readChoice(ctx, parameter(ctx, 'payload', i, PAYLOAD.default), PAYLOAD, i);
 	switch (mode) {
 		case 'none':
 			return {};
@@ -146,7 +147,7 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 }
 
 function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
-	const rows = ctx.getNodeParameter('fields.values', i, []) as Array<{
+	const rows = parameter(ctx, 'fields.values', i, []) as Array<{
 		name?: unknown;
 		value?: unknown;
 	}>;
@@ -177,7 +178,7 @@ function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
 }
 
 function getJson(ctx: IExecuteFunctions, i: number): IDataObject {
-	const raw = ctx.getNodeParameter('jsonBody', i, '{}');
+	const raw = parameter(ctx, 'jsonBody', i, '{}');
 	let value: unknown = raw;
 	if (typeof raw === 'string') {
 		if (!raw.trim()) return {};

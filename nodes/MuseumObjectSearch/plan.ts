@@ -14,6 +14,7 @@ import {
 	SORT_ORDER,
 } from './description';
 import { FILTERS, type Filter, filterByKey } from './filters';
+import { parameter } from '../shared/parameters';
 
 /** Everything one input item asks for, checked before any request is sent. */
 export interface SearchPlan {
@@ -36,7 +37,7 @@ const PAGER_PARAMETERS = ['limit', 'page'];
 
 /** Filter Parameter Names: the renamed filters, each at most once. */
 function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string> {
-	const entries = ctx.getNodeParameter('filterNames.names', i, []) as IDataObject[];
+	const entries = parameter(ctx, 'filterNames.names', i, []) as IDataObject[];
 	const names = new Map<Filter, string>();
 	for (const entry of entries) {
 		const filter = filterByKey(entry.filter);
@@ -67,11 +68,11 @@ function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string>
 
 /** Reads and checks one item's parameters. Throws a NodeOperationError naming the field and the item. */
 export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): SearchPlan {
-	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+	const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Search', i);
 	const limit = getLimit(ctx, i);
 	const options = getOptions(ctx, i);
 	const settings = getRequestSettings(ctx, i, options);
-	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
+	const filters = parameter(ctx, 'filters', i, {}) as IDataObject;
 	const filterNames = readFilterNames(ctx, i);
 
 	const qs: IDataObject = {};
@@ -113,28 +114,23 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 		claim('fields', 'Fields', fields.join(','));
 	}
 
-	const extra = ctx.getNodeParameter('additionalQuery.parameters', i, []) as IDataObject[];
-	extra.forEach((parameter, n) => {
+	const extra = parameter(ctx, 'additionalQuery.parameters', i, []) as IDataObject[];
+	extra.forEach((entry, n) => {
 		const name = toText(
 			ctx,
-			parameter.name,
+			entry.name,
 			`Additional Query Parameters: Name of parameter ${n + 1}`,
 			i,
 			true,
 		);
-		const value = toText(
-			ctx,
-			parameter.value,
-			`Additional Query Parameters: Value of "${name}"`,
-			i,
-		);
+		const value = toText(ctx, entry.value, `Additional Query Parameters: Value of "${name}"`, i);
 		claim(name, `Additional Query Parameters: ${name}`, value);
 	});
 
-	const output = readChoice(ctx, ctx.getNodeParameter(OUTPUT.name, i, OUTPUT.default), OUTPUT, i);
+	const output = readChoice(ctx, parameter(ctx, OUTPUT.name, i, OUTPUT.default), OUTPUT, i);
 	let selected: SearchPlan['selected'];
 	if (output === 'selected') {
-		const names = toList(ctx, ctx.getNodeParameter('selectedFields', i, ''), 'Selected Fields', i);
+		const names = toList(ctx, parameter(ctx, 'selectedFields', i, ''), 'Selected Fields', i);
 		if (!names.length) {
 			throw fieldError(
 				ctx,
@@ -148,21 +144,16 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 	}
 
 	let images: SearchPlan['images'];
-	if (!asTool && ctx.getNodeParameter('downloadImages', i, false) === true) {
+	if (!asTool && parameter(ctx, 'downloadImages', i, false) === true) {
 		const property = toText(
 			ctx,
-			ctx.getNodeParameter('binaryPropertyName', i, 'data'),
+			parameter(ctx, 'binaryPropertyName', i, 'data'),
 			'Put Output File in Field',
 			i,
 			true,
 		);
 		const read = (option: typeof MAX_IMAGES) =>
-			readNumber(
-				ctx,
-				{ [option.name]: ctx.getNodeParameter(option.name, i, option.default) },
-				option,
-				i,
-			);
+			readNumber(ctx, { [option.name]: parameter(ctx, option.name, i, option.default) }, option, i);
 		images = {
 			property,
 			maxImages: read(MAX_IMAGES),

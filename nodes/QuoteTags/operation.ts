@@ -7,6 +7,7 @@ import { getRequestSettings } from '../shared/options';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
 import { toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
+import { parameter } from '../shared/parameters';
 
 export interface TagSearch {
 	qs: IDataObject;
@@ -23,7 +24,7 @@ export function quoteTagsOperation(
 ): ItemOperation<TagSearch> {
 	return {
 		read(i) {
-			const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+			const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Search', i);
 			const limit = getLimit(ctx, i);
 			const options = getOptions(ctx, i);
 			const qs: IDataObject = {};

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { RequestSettings } from './transport';
 import type { NumberOption } from './fields';
 import { numberProperty, readNumber } from './fields';
+import { parameter } from './parameters';
 
 export const TIMEOUT: NumberOption = {
 	displayName: 'Timeout (ms)',
@@ -81,7 +82,7 @@ export function requestOptions(maxAttempts: NumberOption): INodeProperties[] {
 export function getRequestSettings(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject,
+	options = parameter(ctx, 'options', itemIndex, {}) as IDataObject,
 ): RequestSettings {
 	return {
 		timeout: readNumber(ctx, options, TIMEOUT, itemIndex),
@@ -94,6 +95,6 @@ export function getRequestSettings(
 
 /** Concurrency, read once per run (from the first item). */
 export function getConcurrency(ctx: IExecuteFunctions): number {
-	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const options = parameter(ctx, 'options', 0, {}) as IDataObject;
 	return readNumber(ctx, options, CONCURRENCY, 0);
 }
