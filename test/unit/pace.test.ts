@@ -16,6 +16,8 @@ function simulate(
 	untilMs: number,
 	change?: { atMs: number; perSecond: number; burst: number },
 	pauseMs = 1000,
+	/** Before the first 429, one request every this many ms (a client's first waves spread out) instead of all at once */
+	firstWaveSpacingMs = 0,
 ) {
 	let now = 0;
 	let bucket = new TokenBucket({ perSecond, burst }, () => now);
@@ -37,6 +39,7 @@ function simulate(
 		}
 		pace.take(now);
 		const ticket = pace.record(now);
+		const unpaced = !pace.active;
 		if (bucket.take() === 0) {
 			ticket.outcome = 'ok';
 			accepted.push(now);
@@ -46,6 +49,7 @@ function simulate(
 			pausedUntil = now + pauseMs;
 			pace.refused(ticket, now, pausedUntil);
 		}
+		if (unpaced && pace.active === false) now += firstWaveSpacingMs;
 	}
 	const within = (list: number[], from: number, to = untilMs) =>
 		list.filter((t) => t >= from && t < to).length;
@@ -76,9 +80,20 @@ describe('Pace', () => {
 			// accepted per second from then on, pauses included (the service's own bucket forbids more than its rate)
 			const learned = run.within(run.accepted, 15_000) / 45;
 			expect(learned).toBeGreaterThanOrEqual(0.85 * perSecond);
-			expect(run.pace.burst).toBeGreaterThanOrEqual(burst);
+			// what the service's bucket holds after a 1 s pause: all of it, or what refilled in that second
+			expect(run.pace.burst).toBeGreaterThanOrEqual(Math.min(burst, perSecond));
+			expect(run.pace.burst).toBeLessThanOrEqual(burst);
 		},
 	);
+
+	test('a first burst counted too high (the bucket refilled while the first requests went out) is corrected by the first refused bunch, not read as a slow rate', () => {
+		// 100/s, burst 20; the first requests go one per 3 ms: the service accepts 28 before its bucket is empty, so
+		// the first count says 28, and the bunch after the pause (22 at once) meets a bucket of 20
+		const run = simulate(100, 20, 30_000, undefined, 1000, 3);
+		expect(run.pace.burst).toBe(20);
+		expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(85);
+		expect(run.within(run.refused, 10_000)).toBeLessThanOrEqual(2);
+	});
 
 	test('a lowered limit (40/s → 10/s): it starts over after two 429s that show the lower rate', () => {
 		const run = simulate(40, 10, 90_000, { atMs: 20_000, perSecond: 10, burst: 10 });

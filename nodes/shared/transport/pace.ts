@@ -42,7 +42,9 @@ export class Pace {
 	private best?: number;
 	private strikes = 0;
 	/** The two empty moments to fit the rate between, once the pause has ended */
-	private toFit?: { from: number; to: number };
+	private toFit?: { from: number; to: number; bunchSince?: number };
+	/** When traffic resumed after the last pause */
+	private resumedAt?: number;
 
 	/** Remembers a request let through now. */
 	record(now: number): Ticket {
@@ -62,7 +64,9 @@ export class Pace {
 		if (this.emptyAt === undefined) return 0;
 		if (this.burst === undefined) this.start(this.emptyAt, now);
 		else if (this.toFit) {
-			this.fit(this.toFit.from, this.toFit.to, now);
+			if (this.toFit.bunchSince !== undefined)
+				this.recount(this.toFit.bunchSince, this.toFit.to, now);
+			else this.fit(this.toFit.from, this.toFit.to, now);
 			this.toFit = undefined;
 		}
 		this.grow(now);
@@ -92,9 +96,19 @@ export class Pace {
 	 */
 	refused(ticket: Ticket, now: number, resume: number): void {
 		const previous = this.emptyAt;
+		const resumed = this.resumedAt;
 		this.emptyAt = ticket.sent;
+		this.resumedAt = resume;
 		if (this.burst === undefined || this.rate === undefined) return; // the burst is counted when the pause ends
-		if (previous !== undefined) this.toFit = { from: previous, to: ticket.sent };
+		if (previous !== undefined) {
+			// refused among the first requests after a pause: our bunch was larger than the service's bucket
+			const bunch =
+				resumed !== undefined &&
+				ticket.sent >= resumed &&
+				this.log.filter((t) => t.sent >= resumed && t.sent <= ticket.sent).length <=
+					this.capacity();
+			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
+		}
 		// our bucket is empty where the service's was, and refills at our pace during the pause
 		this.tat = ticket.sent + (this.capacity() * 1000) / this.rate;
 		this.lastChange = Math.max(now, resume);
@@ -137,6 +151,20 @@ export class Pace {
 		}
 		this.lastChange = now;
 		this.tat = to + (this.capacity() * 1000) / this.rate;
+	}
+
+	/**
+	 * After a 429 among the first requests sent after a pause (the bunch our bucket let go at once): the service's
+	 * bucket, refilled during the pause, held only what it accepted of that bunch. That is the burst from now on. It
+	 * says nothing of the rate (a bucket counted too large would otherwise be read as a slow refill, and the pace fitted
+	 * far below the service's rate).
+	 */
+	private recount(since: number, to: number, now: number): void {
+		const bunch = this.log.filter((t) => t.sent >= since).slice(0, this.capacity());
+		const accepted = bunch.filter((t) => t.outcome === 'ok').length;
+		if (accepted < this.burst!) this.burst = Math.max(1, accepted);
+		this.lastChange = now;
+		this.tat = to + (this.capacity() * 1000) / this.rate!;
 	}
 
 	/**
