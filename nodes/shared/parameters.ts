@@ -1,20 +1,18 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
-	INodeExecutionData,
 	INodeParameters,
 	NodeParameterValueType,
 } from 'n8n-workflow';
 
 type Value = NodeParameterValueType | object;
 
-/** Per node run: the node's parameters as set (expressions unevaluated), the values read once, the input items. */
+/** Per node run: the node's parameters as set (expressions unevaluated) and the values read once. */
 interface RunParameters {
 	raw: INodeParameters;
 	values: Map<string, Value>;
 	/** Per parameter that is a plain `{{ $json.… }}` mapping: the path into the item's JSON */
 	paths: Map<string, string[] | undefined>;
-	items?: INodeExecutionData[];
 }
 
 const runs = new WeakMap<IExecuteFunctions, RunParameters>();
@@ -52,8 +50,8 @@ export function parameter(
 		let path = run.paths.get(name);
 		if (path === undefined && !run.paths.has(name)) run.paths.set(name, (path = jsonPath(raw)));
 		if (path) {
-			run.items ??= ctx.getInputData();
-			const mapped = lookUp(run.items[itemIndex]?.json, path);
+			// read anew each time (n8n hands over the array it holds): never a stale copy of the input
+			const mapped = lookUp(ctx.getInputData()[itemIndex]?.json, path);
 			if (mapped !== undefined) return mapped;
 		}
 	}
