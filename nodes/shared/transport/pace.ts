@@ -18,7 +18,8 @@ const CREEP_AFTER_MS = 10_000;
  *
  * - Until the first 429 there is no pace.
  * - **Burst**: the first 429 shows an empty bucket; the requests accepted in the second before the refused one was
- *   sent are (at most) the bucket's size.
+ *   sent are (at most) the bucket's size. At a fast rate that count includes the refill of that second: a 429 among
+ *   the bunch sent at once after a later pause sets the burst to what the service accepted of the bunch.
  * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and grows fourfold every second
  *   until the next 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
