@@ -7,12 +7,21 @@ import type {
 
 type Value = NodeParameterValueType | object;
 
-/** Per node run: the node's parameters as set (expressions unevaluated) and the values read once. */
+/** What a field is, known from its raw value (the same for every item of a run). */
+interface Field {
+	/** As set in the node, expressions unevaluated; undefined when absent */
+	raw: unknown;
+	/** Whether n8n evaluates something in it */
+	perItem: boolean;
+	/** A plain `{{ $json.… }}` mapping: the path into the item's JSON */
+	path?: string[];
+}
+
+/** Per node run: the node's parameters as set, what each field read is, and the values read once. */
 interface RunParameters {
 	raw: INodeParameters;
+	fields: Map<string, Field>;
 	values: Map<string, Value>;
-	/** Per parameter that is a plain `{{ $json.… }}` mapping: the path into the item's JSON */
-	paths: Map<string, string[] | undefined>;
 }
 
 const runs = new WeakMap<IExecuteFunctions, RunParameters>();
@@ -38,25 +47,35 @@ export function parameter(
 ): Value {
 	let run = runs.get(ctx);
 	if (!run) {
-		run = { raw: ctx.getNode().parameters ?? {}, values: new Map(), paths: new Map() };
+		run = { raw: ctx.getNode().parameters ?? {}, fields: new Map(), values: new Map() };
 		runs.set(ctx, run);
 	}
-	const raw = at(run.raw, name);
-	// an absent parameter gives the caller's fallback: the key names the fallback too
-	const key = raw === undefined ? `${name}\u0000${JSON.stringify(fallback)}` : name;
-	const known = run.values.get(key);
-	if (known !== undefined) return known;
-	if (typeof raw === 'string') {
-		let path = run.paths.get(name);
-		if (path === undefined && !run.paths.has(name)) run.paths.set(name, (path = jsonPath(raw)));
-		if (path) {
+	let field = run.fields.get(name);
+	if (!field) {
+		const raw = at(run.raw, name);
+		const path = typeof raw === 'string' ? jsonPath(raw) : undefined;
+		field = { raw, perItem: hasExpression(raw), ...(path ? { path } : {}) };
+		run.fields.set(name, field);
+	}
+	if (field.perItem) {
+		if (field.path) {
 			// read anew each time (n8n hands over the array it holds): never a stale copy of the input
-			const mapped = lookUp(ctx.getInputData()[itemIndex]?.json, path);
+			const mapped = lookUp(ctx.getInputData()[itemIndex]?.json, field.path);
 			if (mapped !== undefined) return mapped;
 		}
+		return ctx.getNodeParameter(name, itemIndex, fallback);
 	}
-	const value = ctx.getNodeParameter(name, itemIndex, fallback);
-	if (!hasExpression(raw === undefined ? fallback : raw)) run.values.set(key, value);
+	let key = name;
+	if (field.raw === undefined) {
+		// an absent parameter gives the caller's fallback, evaluated like the parameter would be
+		if (hasExpression(fallback)) return ctx.getNodeParameter(name, itemIndex, fallback);
+		key = `${name}\u0000${JSON.stringify(fallback)}`;
+	}
+	let value = run.values.get(key);
+	if (value === undefined) {
+		value = ctx.getNodeParameter(name, itemIndex, fallback);
+		run.values.set(key, value);
+	}
 	return value;
 }
 
