@@ -6,4 +6,15 @@
 import { globalIgnores } from 'eslint/config';
 import { config } from '@n8n/node-cli/eslint';
 
-export default [globalIgnores(['test/**', 'scripts/**', 'examples/**', 'coverage/**', '.ci/**', '.tmp/**', '.n8n-test/**']), ...config];
+export default [
+	globalIgnores([
+		'test/**',
+		'scripts/**',
+		'examples/**',
+		'coverage/**',
+		'.ci/**',
+		'.tmp/**',
+		'.n8n-test/**',
+	]),
+	...config,
+];

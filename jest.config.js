@@ -4,7 +4,10 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	transform: {
-		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json', diagnostics: { warnOnly: false } }],
+		'^.+\\.ts$': [
+			'ts-jest',
+			{ tsconfig: '<rootDir>/test/tsconfig.json', diagnostics: { warnOnly: false } },
+		],
 	},
 	testTimeout: 60000,
 	maxWorkers: 2,

@@ -42,9 +42,15 @@ const suites: Suite[] = [
 ];
 
 function selected(): Suite[] {
-	const only = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+	const only = (process.env.BENCH_ONLY ?? '')
+		.split(',')
+		.map((s) => s.trim())
+		.filter(Boolean);
 	const unknown = only.filter((g) => !suites.some((s) => s.group === g));
-	if (unknown.length) throw new Error(`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit, versus)`);
+	if (unknown.length)
+		throw new Error(
+			`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit, versus)`,
+		);
 	return only.length ? suites.filter((s) => only.includes(s.group)) : suites;
 }
 
@@ -62,7 +68,10 @@ async function main() {
 			rows.push(...suiteRows);
 			checks.push(...(suite.checks?.(suiteRows) ?? []));
 		} catch (error) {
-			checks.push({ ok: false, text: `✗ ${suite.name}: the suite failed: ${error instanceof Error ? error.stack : String(error)}` });
+			checks.push({
+				ok: false,
+				text: `✗ ${suite.name}: the suite failed: ${error instanceof Error ? error.stack : String(error)}`,
+			});
 		}
 		targets.push(...(suite.targets ?? []));
 		process.stderr.write(` ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

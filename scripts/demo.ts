@@ -42,7 +42,12 @@ async function main() {
 	const credentials = { [CREDENTIAL_TYPE]: credentialData(services) };
 
 	const dir = path.join(ROOT, 'examples');
-	const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+	const files = fs.existsSync(dir)
+		? fs
+				.readdirSync(dir)
+				.filter((f) => f.endsWith('.json'))
+				.sort()
+		: [];
 	let failures = 0;
 	try {
 		for (const file of files) {
@@ -52,7 +57,9 @@ async function main() {
 			const result = await runWorkflow(workflow as never, { credentials });
 			for (const name of result.order) {
 				const error = result.error(name);
-				console.log(`  ▸ ${name}: ${error ? `ERROR ${error.message}` : summarize(result.output(name))}`);
+				console.log(
+					`  ▸ ${name}: ${error ? `ERROR ${error.message}` : summarize(result.output(name))}`,
+				);
 			}
 			if (result.workflowError) {
 				failures++;
@@ -66,14 +73,21 @@ async function main() {
 			`Trigger service received ${trigger.deliveries.length} deliver${trigger.deliveries.length === 1 ? 'y' : 'ies'}` +
 				trigger.deliveries
 					.slice(0, 5)
-					.map((d) => `\n  ${d.event || '(no event)'} ${JSON.stringify(d.body)}${d.idempotencyKey ? ` [Idempotency-Key ${d.idempotencyKey}]` : ''}`)
+					.map(
+						(d) =>
+							`\n  ${d.event || '(no event)'} ${JSON.stringify(d.body)}${d.idempotencyKey ? ` [Idempotency-Key ${d.idempotencyKey}]` : ''}`,
+					)
 					.join(''),
 		);
-		console.log(`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`);
+		console.log(
+			`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`,
+		);
 	} finally {
 		await services.close();
 	}
-	console.log(`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	console.log(
+		`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+	);
 	process.exit(failures || !files.length ? 1 : 0);
 }
 

@@ -29,7 +29,10 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'triptych-scan-'));
 let failed = false;
 try {
 	const packed = JSON.parse(
-		execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }),
+		execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+			cwd: root,
+			encoding: 'utf8',
+		}),
 	)[0];
 	const unpacked = path.join(work, 'package');
 	execFileSync('tar', ['-xzf', path.join(work, packed.filename), '-C', work]);
@@ -38,7 +41,9 @@ try {
 	const stray = files.filter(
 		(f) => !f.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(f),
 	);
-	console.log(`tarball ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed`);
+	console.log(
+		`tarball ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(1)} kB packed`,
+	);
 	if (stray.length) {
 		failed = true;
 		console.error(`✗ the tarball ships files outside dist/: ${stray.join(', ')}`);

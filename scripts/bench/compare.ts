@@ -6,9 +6,20 @@
  */
 import http from 'node:http';
 import axios, { type AxiosInstance } from 'axios';
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+} from 'n8n-workflow';
 
-import { type WorkflowSpec, chain, manualTrigger, node, runWorkflow } from '../../test/harness/engine';
+import {
+	type WorkflowSpec,
+	chain,
+	manualTrigger,
+	node,
+	runWorkflow,
+} from '../../test/harness/engine';
 import { type BenchRow, TIMEOUT_MS, errorText, measure, median, pool, withTimeout } from './util';
 
 export interface Outcome {
@@ -70,26 +81,42 @@ export async function runCase(spec: CaseSpec): Promise<BenchRow[]> {
 	const repeats = spec.repeats ?? 1;
 	const failed = new Map<string, string>();
 	const samples = new Map<string, Sample[]>();
-	let reference = spec.records === undefined ? undefined : { variant: 'the service', records: spec.records };
+	let reference =
+		spec.records === undefined ? undefined : { variant: 'the service', records: spec.records };
 
 	const once = async (v: Variant, warm: boolean): Promise<Sample> => {
 		await spec.server.reset();
 		const label = `${warm ? 'warm-up of ' : ''}${v.name}`;
-		const m = await withTimeout(measure(() => v.run(warm)), spec.timeoutMs ?? TIMEOUT_MS, label);
+		const m = await withTimeout(
+			measure(() => v.run(warm)),
+			spec.timeoutMs ?? TIMEOUT_MS,
+			label,
+		);
 		const serverRequests = await spec.server.count();
 		const outcome = m.result;
 		if (warm) return { ...m, serverRequests, outcome, extra: {} };
 		if (outcome.expectServer !== undefined && serverRequests !== outcome.expectServer)
-			throw new Error(`the server counted ${serverRequests} requests, ${outcome.expectServer} expected`);
+			throw new Error(
+				`the server counted ${serverRequests} requests, ${outcome.expectServer} expected`,
+			);
 		const wrong = spec.server.check?.();
 		if (wrong) throw new Error(wrong);
 		if (spec.sameRecords !== false && outcome.records !== undefined) {
 			reference ??= { variant: v.name, records: outcome.records };
 			if (outcome.records !== reference.records)
-				throw new Error(`got ${outcome.records} records, "${reference.variant}" ${reference.records}`);
+				throw new Error(
+					`got ${outcome.records} records, "${reference.variant}" ${reference.records}`,
+				);
 		}
 		const extra = { ...(await spec.server.stats?.()), ...outcome.extra };
-		return { wallMs: m.wallMs, cpuMs: m.cpuMs, peakRssMb: m.peakRssMb, serverRequests, outcome, extra };
+		return {
+			wallMs: m.wallMs,
+			cpuMs: m.cpuMs,
+			peakRssMb: m.peakRssMb,
+			serverRequests,
+			outcome,
+			extra,
+		};
 	};
 	const attempt = async (v: Variant, warm: boolean) => {
 		if (failed.has(v.name)) return;
@@ -114,7 +141,14 @@ export async function runCase(spec: CaseSpec): Promise<BenchRow[]> {
 		const last = list[list.length - 1];
 		const base = { case: spec.case, variant: v.name, items: spec.items };
 		if (failed.has(v.name) || !last)
-			return { ...base, requests: 0, serverRequests: 0, wallMs: NaN, peakRssMb: NaN, failed: failed.get(v.name) ?? 'no run' };
+			return {
+				...base,
+				requests: 0,
+				serverRequests: 0,
+				wallMs: NaN,
+				peakRssMb: NaN,
+				failed: failed.get(v.name) ?? 'no run',
+			};
 		const runs = list.map((s) => Math.round(s.wallMs));
 		return {
 			...base,
@@ -138,7 +172,10 @@ export async function runCase(spec: CaseSpec): Promise<BenchRow[]> {
 // ------------------------------------------------------------------------------------------ variant builders
 
 /** n8n node settings a variant may change: On Error, Retry On Fail… */
-type Settings = Pick<INode, 'onError' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'typeVersion'>;
+type Settings = Pick<
+	INode,
+	'onError' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'typeVersion'
+>;
 
 export interface EngineRun {
 	workflow: WorkflowSpec;
@@ -164,7 +201,11 @@ export async function runEngine(e: EngineRun, warm: boolean): Promise<Outcome> {
 	if (result.workflowError) {
 		if (!e.mayStop || warm) throw result.workflowError;
 		const failed = input?.length ?? 1;
-		return { records: 0, extra: { failed, stopped: 1 }, notes: `the node stopped: ${result.workflowError.message.slice(0, 80)}` };
+		return {
+			records: 0,
+			extra: { failed, stopped: 1 },
+			notes: `the node stopped: ${result.workflowError.message.slice(0, 80)}`,
+		};
 	}
 	const out = result.output(e.output);
 	const failed = out.filter((item) => item.json.error !== undefined).length;
@@ -178,7 +219,12 @@ export async function runEngine(e: EngineRun, warm: boolean): Promise<Outcome> {
 export const START = 'When clicking Execute';
 
 /** A one-node workflow after a Manual Trigger whose pinned output is the input items. */
-export function oneNode(type: string, name: string, params: IDataObject, settings: Partial<Settings> = {}): WorkflowSpec {
+export function oneNode(
+	type: string,
+	name: string,
+	params: IDataObject,
+	settings: Partial<Settings> = {},
+): WorkflowSpec {
 	return chain(manualTrigger(START), node(type, name, params, settings));
 }
 
@@ -223,15 +269,27 @@ export interface ItemsCase {
 	expectServer?: number | null;
 	sameRecords?: boolean;
 	/** The node under test, as `node(type, 'Node', params)`: one row per variant */
-	node?: { type: string; params: IDataObject; credentials: Record<string, ICredentialDataDecryptedObject>; variants: EngineVariant[]; records?(out: INodeExecutionData[]): number };
+	node?: {
+		type: string;
+		params: IDataObject;
+		credentials: Record<string, ICredentialDataDecryptedObject>;
+		variants: EngineVariant[];
+		records?(out: INodeExecutionData[]): number;
+	};
 	/** n8n's HTTP Request node configured for the same calls */
-	http?: { typeVersion: number; params: IDataObject; variants: EngineVariant[]; records?(out: INodeExecutionData[]): number };
+	http?: {
+		typeVersion: number;
+		params: IDataObject;
+		variants: EngineVariant[];
+		records?(out: INodeExecutionData[]): number;
+	};
 	/** The same requests by hand: `request` returns the records of one answer */
 	bare?: { request(client: AxiosInstance, item: IDataObject): Promise<number>; loops: BareLoop[] };
 }
 
 export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
-	const expectServer = spec.expectServer === null ? undefined : (spec.expectServer ?? spec.items.length);
+	const expectServer =
+		spec.expectServer === null ? undefined : (spec.expectServer ?? spec.items.length);
 	const engine = (
 		target: NonNullable<ItemsCase['node'] | ItemsCase['http']>,
 		type: string,
@@ -241,14 +299,29 @@ export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
 	) =>
 		target.variants.map((v): Variant => {
 			const options = { ...(target.params.options as IDataObject | undefined), ...v.options };
-			const workflow = oneNode(type, name, { ...target.params, options }, { ...defaults, ...v.settings });
+			const workflow = oneNode(
+				type,
+				name,
+				{ ...target.params, options },
+				{ ...defaults, ...v.settings },
+			);
 			const sequential = v.options?.concurrency === 1;
 			return {
 				name: v.name,
 				notes: v.notes,
 				repeats: v.repeats ?? (sequential ? spec.sequentialRepeats : undefined),
 				run: async (warm) => ({
-					...(await runEngine({ workflow, output: name, input: spec.items, credentials, records: target.records, mayStop: v.mayStop }, warm)),
+					...(await runEngine(
+						{
+							workflow,
+							output: name,
+							input: spec.items,
+							credentials,
+							records: target.records,
+							mayStop: v.mayStop,
+						},
+						warm,
+					)),
 					expectServer,
 				}),
 			};
@@ -277,8 +350,19 @@ export async function itemsCase(spec: ItemsCase): Promise<BenchRow[]> {
 	}
 	if (spec.node) variants.push(...engine(spec.node, spec.node.type, 'Node', spec.node.credentials));
 	if (spec.http)
-		variants.push(...engine(spec.http, 'n8n-nodes-base.httpRequest', 'HTTP Request', undefined, { typeVersion: spec.http.typeVersion }));
-	const rows = await runCase({ case: spec.case, items: spec.items.length, server: spec.server, variants, repeats: spec.repeats, sameRecords: spec.sameRecords });
+		variants.push(
+			...engine(spec.http, 'n8n-nodes-base.httpRequest', 'HTTP Request', undefined, {
+				typeVersion: spec.http.typeVersion,
+			}),
+		);
+	const rows = await runCase({
+		case: spec.case,
+		items: spec.items.length,
+		server: spec.server,
+		variants,
+		repeats: spec.repeats,
+		sameRecords: spec.sameRecords,
+	});
 	return collapseBest(rows, bestOf);
 }
 
@@ -292,13 +376,24 @@ export function collapseBest(rows: BenchRow[], bestOf: Map<string, number[]>): B
 			continue;
 		}
 		if (out.some((r) => r.variant === loop)) continue;
-		const group = bestOf.get(loop)!.map((c) => ({ c, row: rows.find((r) => r.variant === `${loop} @${c}`)! }));
+		const group = bestOf
+			.get(loop)!
+			.map((c) => ({ c, row: rows.find((r) => r.variant === `${loop} @${c}`)! }));
 		const ok = group.filter((g) => !g.row.failed);
 		const best = ok.sort((a, b) => a.row.wallMs - b.row.wallMs)[0];
-		const all = group.map((g) => `${g.c}: ${g.row.failed ? `failed (${g.row.failed})` : `${Math.round(g.row.wallMs).toLocaleString('en-US')} ms`}`).join(', ');
+		const all = group
+			.map(
+				(g) =>
+					`${g.c}: ${g.row.failed ? `failed (${g.row.failed})` : `${Math.round(g.row.wallMs).toLocaleString('en-US')} ms`}`,
+			)
+			.join(', ');
 		out.push(
 			best
-				? { ...best.row, variant: loop, notes: `best at ${best.c} at a time (${all}); ${best.row.notes}` }
+				? {
+						...best.row,
+						variant: loop,
+						notes: `best at ${best.c} at a time (${all}); ${best.row.notes}`,
+					}
 				: { ...group[0].row, variant: loop, notes: all },
 		);
 	}

@@ -49,7 +49,10 @@ export const targets: Target[] = [
 
 const bareBest: BareLoop[] = [{ name: V.bare, concurrency: CONCURRENCIES }];
 /** Diagnostic, no target: the node with its highest Concurrency (it still starts small and ramps up) */
-const maxed = (name: string) => ({ name: `${name.replace(' (defaults)', '')} (Concurrency 256, the most)`, options: { concurrency: 256 } });
+const maxed = (name: string) => ({
+	name: `${name.replace(' (defaults)', '')} (Concurrency 256, the most)`,
+	options: { concurrency: 256 },
+});
 const common = { repeats: REPEATS, sequentialRepeats: 1 };
 
 async function quotes(): Promise<BenchRow[]> {
@@ -60,7 +63,10 @@ async function quotes(): Promise<BenchRow[]> {
 			...common,
 			case: CASES.quotes,
 			items: quoteItems(ITEMS),
-			server: { reset: () => (server.reset(), server.setMode({ delayMs: LATENCY_MS })), count: () => server.requests.length },
+			server: {
+				reset: () => (server.reset(), server.setMode({ delayMs: LATENCY_MS })),
+				count: () => server.requests.length,
+			},
 			bare: { request: calls.request, loops: bareBest },
 			node: { ...calls.node, variants: [{ name: V.quotes }, maxed(V.quotes)] },
 			http: { typeVersion: HTTP_REQUEST_VERSION, params: calls.http, variants: [{ name: V.http }] },
@@ -80,7 +86,14 @@ async function trigger(): Promise<BenchRow[]> {
 			items: triggerItems(ITEMS),
 			server: triggerBenchServer(server, { delayMs: LATENCY_MS }),
 			bare: { request: calls.request, loops: bareBest },
-			node: { ...calls.node, variants: [{ name: V.trigger }, maxed(V.trigger), { name: V.trigger1, options: { concurrency: 1 } }] },
+			node: {
+				...calls.node,
+				variants: [
+					{ name: V.trigger },
+					maxed(V.trigger),
+					{ name: V.trigger1, options: { concurrency: 1 } },
+				],
+			},
 			http: { typeVersion: HTTP_REQUEST_VERSION, params: calls.http, variants: [{ name: V.http }] },
 		});
 	} finally {
@@ -92,8 +105,11 @@ async function museum(server: ServerProcess): Promise<BenchRow[]> {
 	const { info } = server;
 	const url = `${info.url}/object`;
 	const auth = `Bearer ${DEFAULT_API_KEY}`;
-	const items: IDataObject[] = Array.from({ length: ITEMS }, (_, i) => ({ q: info.words[i % info.words.length] }));
-	const recordsOf = (body: unknown) => ((body as { data?: { records?: unknown[] } })?.data?.records ?? []).length;
+	const items: IDataObject[] = Array.from({ length: ITEMS }, (_, i) => ({
+		q: info.words[i % info.words.length],
+	}));
+	const recordsOf = (body: unknown) =>
+		((body as { data?: { records?: unknown[] } })?.data?.records ?? []).length;
 	server.mode = { delayMs: LATENCY_MS };
 	try {
 		return await itemsCase({
@@ -104,7 +120,10 @@ async function museum(server: ServerProcess): Promise<BenchRow[]> {
 			bare: {
 				loops: bareBest,
 				request: async (client: AxiosInstance, item: IDataObject) => {
-					const res = await client.get(url, { params: { q: item.q, limit: 10 }, headers: { Authorization: auth } });
+					const res = await client.get(url, {
+						params: { q: item.q, limit: 10 },
+						headers: { Authorization: auth },
+					});
 					if (res.status !== 200) throw new Error(`bare loop: HTTP ${res.status}`);
 					return recordsOf(res.data);
 				},
@@ -121,12 +140,18 @@ async function museum(server: ServerProcess): Promise<BenchRow[]> {
 					method: 'GET',
 					url,
 					sendQuery: true,
-					queryParameters: { parameters: [{ name: 'q', value: '={{ $json.q }}' }, { name: 'limit', value: '10' }] },
+					queryParameters: {
+						parameters: [
+							{ name: 'q', value: '={{ $json.q }}' },
+							{ name: 'limit', value: '10' },
+						],
+					},
 					sendHeaders: true,
 					headerParameters: { parameters: [{ name: 'Authorization', value: auth }] },
 					options: {},
 				},
-				records: (out: INodeExecutionData[]) => out.reduce((n, item) => n + recordsOf(item.json), 0),
+				records: (out: INodeExecutionData[]) =>
+					out.reduce((n, item) => n + recordsOf(item.json), 0),
 				variants: [{ name: V.http, notes: 'one output item per search' }],
 			},
 		});

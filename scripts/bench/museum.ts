@@ -34,7 +34,9 @@ export const targets: Target[] = [
 	{ case: CASE, variant: V.raw, baseline: V.bare, maxRatio: 1.2 },
 ];
 
-export const museumCredentials = (url: string) => ({ triptychApi: { apiKey: DEFAULT_API_KEY, museumUrl: url } });
+export const museumCredentials = (url: string) => ({
+	triptychApi: { apiKey: DEFAULT_API_KEY, museumUrl: url },
+});
 
 /** Pages the node reported in its debug log line for item 0. */
 export function pagesLogged(): number {
@@ -49,7 +51,12 @@ const jsonMb = (out: INodeExecutionData[]) => {
 };
 
 /** The node's Return All run (one input item) as a case variant: records, pages from its log, output JSON size. */
-export function returnAllVariant(name: string, info: ServerInfo, params: IDataObject, notes?: string): Variant {
+export function returnAllVariant(
+	name: string,
+	info: ServerInfo,
+	params: IDataObject,
+	notes?: string,
+): Variant {
 	const workflow = oneNode('museumObjectSearch', 'Museum', { returnAll: true, ...params });
 	return {
 		name,
@@ -57,7 +64,12 @@ export function returnAllVariant(name: string, info: ServerInfo, params: IDataOb
 		run: async (warm) => {
 			logs.length = 0;
 			const outcome = await runEngine(
-				{ workflow, output: 'Museum', credentials: museumCredentials(info.url), describe: (out) => `output JSON ${jsonMb(out).toFixed(1)} MB` },
+				{
+					workflow,
+					output: 'Museum',
+					credentials: museumCredentials(info.url),
+					describe: (out) => `output JSON ${jsonMb(out).toFixed(1)} MB`,
+				},
 				warm,
 			);
 			return { ...outcome, requests: pagesLogged(), expectServer: pagesLogged() };
@@ -66,7 +78,13 @@ export function returnAllVariant(name: string, info: ServerInfo, params: IDataOb
 }
 
 /** The bare loop over every page as a case variant (`concurrency` 1: following next links). */
-export function barePagesVariant(name: string, info: ServerInfo, keepAlive: boolean, concurrency = 1, notes?: string): Variant {
+export function barePagesVariant(
+	name: string,
+	info: ServerInfo,
+	keepAlive: boolean,
+	concurrency = 1,
+	notes?: string,
+): Variant {
 	return {
 		name,
 		notes,
@@ -100,8 +118,18 @@ export async function run(): Promise<BenchRow[]> {
 			variants: [
 				barePagesVariant(V.bare, info, true, 1, 'keeps the raw records'),
 				barePagesVariant(V.fresh, info, false, 1, 'what n8n’s request helpers do'),
-				returnAllVariant(V.simplified, info, { filters, output: 'simplified', options: { maxPages: 2000 } }, 'one flat item per record'),
-				returnAllVariant(V.raw, info, { filters, output: 'raw', options: { maxPages: 2000 } }, 'outputs the raw records'),
+				returnAllVariant(
+					V.simplified,
+					info,
+					{ filters, output: 'simplified', options: { maxPages: 2000 } },
+					'one flat item per record',
+				),
+				returnAllVariant(
+					V.raw,
+					info,
+					{ filters, output: 'raw', options: { maxPages: 2000 } },
+					'outputs the raw records',
+				),
 			],
 		});
 		return memoryNotes(rows, info, [V.simplified, V.raw]).map((row, n) => ({

@@ -45,13 +45,20 @@ export interface ServerInfo {
 
 async function serve(spec: DataSpec): Promise<void> {
 	const real = spec.source === 'real' && hasSharedData();
-	const records: MuseumRecord[] = real ? loadMuseumRecords({ source: 'real' }) : generateMuseumRecords(spec.count);
+	const records: MuseumRecord[] = real
+		? loadMuseumRecords({ source: 'real' })
+		: generateMuseumRecords(spec.count);
 	const query: Record<string, string> = real ? { classification: 'Drawings' } : {};
 	const matching = real ? records.filter((r) => r.classification === 'Drawings') : records;
 	const server = await startMuseumServer({ records });
 	let jsonBytes = 0;
 	for (const r of matching) jsonBytes += Buffer.byteLength(JSON.stringify(r));
-	const lastNames = matching.slice(0, 200).map((r) => String(r.people[0]?.name ?? '').split(' ').pop() ?? '');
+	const lastNames = matching.slice(0, 200).map(
+		(r) =>
+			String(r.people[0]?.name ?? '')
+				.split(' ')
+				.pop() ?? '',
+	);
 	const words = [...new Set(lastNames)].filter(Boolean).slice(0, 12);
 	const info: ServerInfo = {
 		url: server.url,
@@ -85,11 +92,16 @@ export class ServerProcess implements BenchServer {
 	) {}
 
 	static async start(spec: DataSpec): Promise<ServerProcess> {
-		const child = fork(__filename, [SERVER_FLAG, JSON.stringify(spec)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+		const child = fork(__filename, [SERVER_FLAG, JSON.stringify(spec)], {
+			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+		});
 		const info = await new Promise<ServerInfo>((resolve, reject) => {
 			child.once('error', reject);
 			child.once('exit', (code) => reject(new Error(`the museum server process exited (${code})`)));
-			child.on('message', (m: { type: string; info?: ServerInfo }) => m.type === 'ready' && resolve(m.info!));
+			child.on(
+				'message',
+				(m: { type: string; info?: ServerInfo }) => m.type === 'ready' && resolve(m.info!),
+			);
 		});
 		child.removeAllListeners('exit');
 		return new ServerProcess(child, info);
@@ -125,7 +137,10 @@ export class ServerProcess implements BenchServer {
 type Page = { data: { info: { next?: string; pages: number }; records: unknown[] } };
 
 export function museumClient(keepAlive: boolean): AxiosInstance {
-	return bareClient(keepAlive, { Authorization: `Bearer ${DEFAULT_API_KEY}`, Accept: 'application/json' });
+	return bareClient(keepAlive, {
+		Authorization: `Bearer ${DEFAULT_API_KEY}`,
+		Accept: 'application/json',
+	});
 }
 
 async function getPage(client: AxiosInstance, url: string): Promise<Page['data']> {
@@ -144,7 +159,8 @@ export async function barePages(
 	concurrency = 1,
 ): Promise<{ records: unknown[]; requests: number }> {
 	const client = museumClient(keepAlive);
-	const pageUrl = (page: number) => `${info.url}/object?${new URLSearchParams({ ...info.query, limit: '100', page: String(page) })}`;
+	const pageUrl = (page: number) =>
+		`${info.url}/object?${new URLSearchParams({ ...info.query, limit: '100', page: String(page) })}`;
 	const first = await getPage(client, pageUrl(1));
 	let requests = 1;
 	if (concurrency > 1) {

@@ -24,7 +24,9 @@ const V = {
 	http: `HTTP Request node v${HTTP_REQUEST_VERSION}, its own pagination`,
 };
 
-export const pagingTargets: Target[] = [{ case: PAGING_CASE, variant: V.node, baseline: V.http, maxRatio: 0.5 }];
+export const pagingTargets: Target[] = [
+	{ case: PAGING_CASE, variant: V.node, baseline: V.http, maxRatio: 0.5 },
+];
 
 /** HTTP Request's pagination as a user would set it for this service (the shape of HttpRequestV3's options). */
 function httpPagination(url: string) {
@@ -34,12 +36,16 @@ function httpPagination(url: string) {
 		sendQuery: true,
 		queryParameters: { parameters: [{ name: 'limit', value: '100' }] },
 		sendHeaders: true,
-		headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${DEFAULT_API_KEY}` }] },
+		headerParameters: {
+			parameters: [{ name: 'Authorization', value: `Bearer ${DEFAULT_API_KEY}` }],
+		},
 		options: {
 			pagination: {
 				pagination: {
 					paginationMode: 'updateAParameterInEachRequest',
-					parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+					parameters: {
+						parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }],
+					},
 					paginationCompleteWhen: 'other',
 					completeExpression: '={{ $response.body.data.records.length === 0 }}',
 					limitPagesFetched: false,
@@ -54,7 +60,9 @@ export async function pagingCase(server: ServerProcess, repeats: number): Promis
 	const { info } = server;
 	const pages = Math.ceil(info.total / 100);
 	if (pages < 40) throw new Error(`the paging case needs ≥ 40 pages, the server has ${pages}`);
-	const http = oneNode('n8n-nodes-base.httpRequest', 'HTTP Request', httpPagination(info.url), { typeVersion: HTTP_REQUEST_VERSION });
+	const http = oneNode('n8n-nodes-base.httpRequest', 'HTTP Request', httpPagination(info.url), {
+		typeVersion: HTTP_REQUEST_VERSION,
+	});
 	const httpVariant: Variant = {
 		name: V.http,
 		notes: 'one output item per page',
@@ -63,7 +71,11 @@ export async function pagingCase(server: ServerProcess, repeats: number): Promis
 				{
 					workflow: http,
 					output: 'HTTP Request',
-					records: (out) => out.reduce((n, item) => n + ((item.json.data as { records?: unknown[] })?.records?.length ?? 0), 0),
+					records: (out) =>
+						out.reduce(
+							(n, item) => n + ((item.json.data as { records?: unknown[] })?.records?.length ?? 0),
+							0,
+						),
 				},
 				warm,
 			)),

@@ -37,12 +37,21 @@ export function quoteItems(n: number): IDataObject[] {
 /** The node, HTTP Request and bare-loop requests of one tag search per item (`q` from the item, `limit`). */
 export function quoteCalls(url: string, limit: number) {
 	return {
-		node: { type: 'quoteTags', params: { q: '={{ $json.q }}', limit }, credentials: { triptychApi: { apiKey: 'unused', quotesUrl: url } } },
+		node: {
+			type: 'quoteTags',
+			params: { q: '={{ $json.q }}', limit },
+			credentials: { triptychApi: { apiKey: 'unused', quotesUrl: url } },
+		},
 		http: {
 			method: 'GET',
 			url: `${url}/tags`,
 			sendQuery: true,
-			queryParameters: { parameters: [{ name: 'q', value: '={{ $json.q }}' }, { name: 'limit', value: String(limit) }] },
+			queryParameters: {
+				parameters: [
+					{ name: 'q', value: '={{ $json.q }}' },
+					{ name: 'limit', value: String(limit) },
+				],
+			},
 			options: {},
 		},
 		request: async (client: AxiosInstance, item: IDataObject) => {
@@ -66,7 +75,12 @@ export async function run(): Promise<BenchRow[]> {
 				request: calls.request,
 				loops: [
 					{ name: V.bare, concurrency: 1 },
-					{ name: V.fresh, concurrency: 1, keepAlive: false, notes: "what n8n's request helper does" },
+					{
+						name: V.fresh,
+						concurrency: 1,
+						keepAlive: false,
+						notes: "what n8n's request helper does",
+					},
 				],
 			},
 			node: { ...calls.node, variants: [{ name: V.node }] },

@@ -33,12 +33,25 @@ const retry = { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 };
 
 function httpVariants(latency: number): EngineVariant[] {
 	const list: EngineVariant[] = [
-		{ name: `${H} (defaults, On Error → Continue)`, settings: { onError: 'continueRegularOutput' } },
-		{ name: `${H} (Batching 10 per 500 ms, On Error → Continue)`, options: batching, settings: { onError: 'continueRegularOutput' } },
-		{ name: `${H} (Batching 10 per 500 ms, Retry On Fail 5 × 5 s)`, options: batching, settings: retry, mayStop: true },
+		{
+			name: `${H} (defaults, On Error → Continue)`,
+			settings: { onError: 'continueRegularOutput' },
+		},
+		{
+			name: `${H} (Batching 10 per 500 ms, On Error → Continue)`,
+			options: batching,
+			settings: { onError: 'continueRegularOutput' },
+		},
+		{
+			name: `${H} (Batching 10 per 500 ms, Retry On Fail 5 × 5 s)`,
+			options: batching,
+			settings: retry,
+			mayStop: true,
+		},
 	];
 	// defaults with Retry On Fail: shown once (it takes ~20 s)
-	if (!latency) list.push({ name: `${H} (defaults, Retry On Fail 5 × 5 s)`, settings: retry, mayStop: true });
+	if (!latency)
+		list.push({ name: `${H} (defaults, Retry On Fail 5 × 5 s)`, settings: retry, mayStop: true });
 	return list;
 }
 
@@ -58,7 +71,10 @@ async function rateLimited(
 			expectServer: null,
 			sameRecords: false,
 			server: {
-				...triggerBenchServer(server, { rateLimit: rate, ...(latency ? { delayMs: latency } : {}) }),
+				...triggerBenchServer(server, {
+					rateLimit: rate,
+					...(latency ? { delayMs: latency } : {}),
+				}),
 				stats: () => {
 					const items = new Set(server.deliveries.map((d) => (d.body as { n?: number } | null)?.n));
 					return {
@@ -70,10 +86,15 @@ async function rateLimited(
 					};
 				},
 			},
-			node: { ...calls.node, variants: [{ name: NODE, options: { idempotency: 'auto' }, mayStop: true }] },
+			node: {
+				...calls.node,
+				variants: [{ name: NODE, options: { idempotency: 'auto' }, mayStop: true }],
+			},
 			http: { typeVersion: HTTP_REQUEST_VERSION, params: calls.http, variants: http },
 		});
-		return rows.map((row) => (row.failed || !row.extra ? row : { ...row, notes: `${figures(row, idealMs)}; ${row.notes}` }));
+		return rows.map((row) =>
+			row.failed || !row.extra ? row : { ...row, notes: `${figures(row, idealMs)}; ${row.notes}` },
+		);
 	} finally {
 		await server.close();
 	}
@@ -95,15 +116,25 @@ export async function run(): Promise<BenchRow[]> {
 		...(await rateLimited(0)),
 		...(await rateLimited(50)),
 		// the HTTP Request node with On Error → Continue only, for what it does here
-		...(await rateLimited(FAST.latency, FAST.rate, FAST.items, httpVariants(FAST.latency).slice(0, 1))),
+		...(await rateLimited(
+			FAST.latency,
+			FAST.rate,
+			FAST.items,
+			httpVariants(FAST.latency).slice(0, 1),
+		)),
 	];
 }
 
 /** The fast-limit case's node row, as a line among the verdicts (reported, not a target). */
 function fastLimitNote(rows: BenchRow[]): Verdict[] {
-	const row = rows.find((r) => r.case === caseName(FAST.latency, FAST.rate, FAST.items) && r.variant === NODE);
+	const row = rows.find(
+		(r) => r.case === caseName(FAST.latency, FAST.rate, FAST.items) && r.variant === NODE,
+	);
 	if (!row) return [];
-	const figure = row.failed || !row.extra ? `no figure (${row.failed})` : figures(row, (FAST.items / FAST.rate.perSecond) * 1000);
+	const figure =
+		row.failed || !row.extra
+			? `no figure (${row.failed})`
+			: figures(row, (FAST.items / FAST.rate.perSecond) * 1000);
 	return [{ ok: true, text: `· ${row.case}: ${NODE}: ${figure} (reported, not a target)` }];
 }
 
@@ -112,7 +143,8 @@ export function checks(rows: BenchRow[]): Verdict[] {
 	const verdicts = [0, 50].flatMap((latency): Verdict[] => {
 		const name = `${caseName(latency)}: ${NODE}`;
 		const row = rows.find((r) => r.case === caseName(latency) && r.variant === NODE);
-		if (!row || row.failed || !row.extra) return [{ ok: false, text: `✗ ${name}: no figure (${row?.failed ?? 'missing row'})` }];
+		if (!row || row.failed || !row.extra)
+			return [{ ok: false, text: `✗ ${name}: no figure (${row?.failed ?? 'missing row'})` }];
 		const x = row.extra;
 		const list: Array<[boolean, string]> = [
 			[x.failed === 0, `${x.failed} failed items (target 0)`],
@@ -120,7 +152,10 @@ export function checks(rows: BenchRow[]): Verdict[] {
 				x.deliveries === ITEMS && x.distinctItems === ITEMS,
 				`${x.deliveries} deliveries of ${x.distinctItems} distinct items (target exactly ${ITEMS}, each once)`,
 			],
-			[row.wallMs <= 1.3 * IDEAL_MS, `${(row.wallMs / 1000).toFixed(1)} s = ${(row.wallMs / IDEAL_MS).toFixed(2)}× ideal (target ≤ 1.3×)`],
+			[
+				row.wallMs <= 1.3 * IDEAL_MS,
+				`${(row.wallMs / 1000).toFixed(1)} s = ${(row.wallMs / IDEAL_MS).toFixed(2)}× ideal (target ≤ 1.3×)`,
+			],
 			[
 				x.rateLimited <= 0.25 * x.successful,
 				`${x.rateLimited} × 429 = ${x.successful ? ((100 * x.rateLimited) / x.successful).toFixed(1) : '∞'}% of ${x.successful} successful requests (target ≤ 25%)`,

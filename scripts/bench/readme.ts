@@ -22,13 +22,55 @@ interface ReadmeRow {
 const MAP: Array<[string, string, string, string, string]> = [
 	['Quote Tags', 'Quote Tags node', quotes.CASE, quotes.V.node, quotes.V.bare],
 	['Quote Tags', 'HTTP Request node (defaults)', quotes.CASE, quotes.V.http, quotes.V.bare],
-	['Quote Tags', 'bare axios loop, new connection per request', quotes.CASE, quotes.V.fresh, quotes.V.bare],
-	['Museum Return All', 'Museum Object Search, Output Simplified', museum.CASE, museum.V.simplified, museum.V.bare],
-	['Museum Return All', 'Museum Object Search, Output Raw', museum.CASE, museum.V.raw, museum.V.bare],
-	['Museum Return All', 'bare axios loop, new connection per request', museum.CASE, museum.V.fresh, museum.V.bare],
-	['Trigger Call', 'Trigger Call node, defaults (1 at a time)', trigger.CASE, trigger.V.node1, trigger.V.bare1],
-	['Trigger Call', 'Trigger Call node, Concurrency 8', trigger.CASE, trigger.V.node8, trigger.V.bare8],
-	['Trigger Call', 'HTTP Request node v4.5 (defaults)', trigger.CASE, trigger.V.http, trigger.V.bare1],
+	[
+		'Quote Tags',
+		'bare axios loop, new connection per request',
+		quotes.CASE,
+		quotes.V.fresh,
+		quotes.V.bare,
+	],
+	[
+		'Museum Return All',
+		'Museum Object Search, Output Simplified',
+		museum.CASE,
+		museum.V.simplified,
+		museum.V.bare,
+	],
+	[
+		'Museum Return All',
+		'Museum Object Search, Output Raw',
+		museum.CASE,
+		museum.V.raw,
+		museum.V.bare,
+	],
+	[
+		'Museum Return All',
+		'bare axios loop, new connection per request',
+		museum.CASE,
+		museum.V.fresh,
+		museum.V.bare,
+	],
+	[
+		'Trigger Call',
+		'Trigger Call node, defaults (1 at a time)',
+		trigger.CASE,
+		trigger.V.node1,
+		trigger.V.bare1,
+	],
+	[
+		'Trigger Call',
+		'Trigger Call node, Concurrency 8',
+		trigger.CASE,
+		trigger.V.node8,
+		trigger.V.bare8,
+	],
+	[
+		'Trigger Call',
+		'HTTP Request node v4.5 (defaults)',
+		trigger.CASE,
+		trigger.V.http,
+		trigger.V.bare1,
+	],
 ];
 
 const number = (cell: string) => Number(/([\d,.]+)/.exec(cell)?.[1].replace(/,/g, '') ?? NaN);
@@ -41,10 +83,18 @@ export function readmeRows(file = path.resolve(__dirname, '../../README.md')): R
 	const rows: ReadmeRow[] = [];
 	let current = '';
 	for (const line of lines.slice(2)) {
-		const cells = line.split('|').slice(1, -1).map((c) => c.replace(/\*\*/g, '').trim());
+		const cells = line
+			.split('|')
+			.slice(1, -1)
+			.map((c) => c.replace(/\*\*/g, '').trim());
 		if (cells.length < 5) break;
 		current = cells[0] || current;
-		rows.push({ case: current, variant: cells[1], wallMs: number(cells[3]), ratio: number(cells[4]) });
+		rows.push({
+			case: current,
+			variant: cells[1],
+			wallMs: number(cells[3]),
+			ratio: number(cells[4]),
+		});
 	}
 	return rows;
 }
@@ -69,7 +119,9 @@ export function readmeNotes(rows: BenchRow[]): string[] {
 			continue;
 		}
 		if (row.failed || base.failed) {
-			out.push(`note: ${variant}: no figure this run (README: ${then.ratio.toFixed(2)}× its bare loop)`);
+			out.push(
+				`note: ${variant}: no figure this run (README: ${then.ratio.toFixed(2)}× its bare loop)`,
+			);
 			continue;
 		}
 		const ratio = row.wallMs / base.wallMs;

@@ -47,7 +47,12 @@ export const targets: Target[] = [
 ];
 
 export function triggerItems(count: number): IDataObject[] {
-	return Array.from({ length: count }, (_, n) => ({ n, value1: `sensor-${n}`, value2: n * 1.5, value3: n % 2 === 0 }));
+	return Array.from({ length: count }, (_, n) => ({
+		n,
+		value1: `sensor-${n}`,
+		value2: n * 1.5,
+		value3: n % 2 === 0,
+	}));
 }
 
 /** The node, HTTP Request and bare-loop calls of one POST per item (the item as the JSON body). */
@@ -58,7 +63,15 @@ export function triggerCalls(server: TriggerServer) {
 		node: {
 			type: 'fireAutomation',
 			params: { event: EVENT, payload: 'item', options: {} },
-			credentials: { triptychApi: { apiKey: DEFAULT_API_KEY, triggerUrl: server.url, museumUrl: '', quotesUrl: '', sendKeyToQuotes: false } },
+			credentials: {
+				triptychApi: {
+					apiKey: DEFAULT_API_KEY,
+					triggerUrl: server.url,
+					museumUrl: '',
+					quotesUrl: '',
+					sendKeyToQuotes: false,
+				},
+			},
 		},
 		http: {
 			method: 'POST',
@@ -72,16 +85,24 @@ export function triggerCalls(server: TriggerServer) {
 			options: {},
 		},
 		request: async (client: AxiosInstance, item: IDataObject) => {
-			const headers = { Authorization: auth, 'Content-Type': 'application/json', Accept: 'application/json' };
+			const headers = {
+				Authorization: auth,
+				'Content-Type': 'application/json',
+				Accept: 'application/json',
+			};
 			const res = await client.post(url, item, { headers });
-			if (res.data?.status !== 'success') throw new Error(`bare loop: unexpected answer ${JSON.stringify(res.data)}`);
+			if (res.data?.status !== 'success')
+				throw new Error(`bare loop: unexpected answer ${JSON.stringify(res.data)}`);
 			return 1;
 		},
 	};
 }
 
 /** The trigger server as a case sees it; every run must fire exactly one automation per request. */
-export function triggerBenchServer(server: TriggerServer, mode: Parameters<TriggerServer['setMode']>[0] = {}): BenchServer {
+export function triggerBenchServer(
+	server: TriggerServer,
+	mode: Parameters<TriggerServer['setMode']>[0] = {},
+): BenchServer {
 	return {
 		reset: () => {
 			server.reset();
@@ -115,9 +136,17 @@ export async function run(): Promise<BenchRow[]> {
 			},
 			node: {
 				...calls.node,
-				variants: [{ name: V.node }, { name: V.node1, options: { concurrency: 1 } }, { name: V.node8, options: { concurrency: 8 } }],
+				variants: [
+					{ name: V.node },
+					{ name: V.node1, options: { concurrency: 1 } },
+					{ name: V.node8, options: { concurrency: 8 } },
+				],
 			},
-			http: { typeVersion: HTTP_REQUEST_VERSION, params: calls.http, variants: [{ name: V.http, notes: 'all requests started at once' }] },
+			http: {
+				typeVersion: HTTP_REQUEST_VERSION,
+				params: calls.http,
+				variants: [{ name: V.http, notes: 'all requests started at once' }],
+			},
 		});
 	} finally {
 		await server.close();

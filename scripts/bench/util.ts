@@ -51,7 +51,10 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 
 /** The machine, for the top of the report: single runs vary with the load. */
 export function machine(): string {
-	const load = os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+	const load = os
+		.loadavg()
+		.map((l) => l.toFixed(2))
+		.join(' / ');
 	return `Node ${process.version} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), load average ${load} (1 / 5 / 15 min), ${new Date().toISOString()}`;
 }
 
@@ -93,7 +96,12 @@ export async function measure<T>(
 		const wallMs = performance.now() - started;
 		const used = process.cpuUsage(cpu);
 		peak = Math.max(peak, process.memoryUsage.rss());
-		return { result, wallMs, cpuMs: (used.user + used.system) / 1000, peakRssMb: (peak - base) / 1048576 };
+		return {
+			result,
+			wallMs,
+			cpuMs: (used.user + used.system) / 1000,
+			peakRssMb: (peak - base) / 1048576,
+		};
 	} finally {
 		clearInterval(timer);
 	}
@@ -106,7 +114,8 @@ export const median = (xs: number[]) => {
 	return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-export const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+export const errorText = (error: unknown) =>
+	error instanceof Error ? error.message : String(error);
 
 /** axios with keep-alive: the bare baseline a hand-written client would use (`false`: a new connection each time). */
 export function keepAliveClient(keepAlive = true, maxSockets = 64): AxiosInstance {
@@ -118,7 +127,11 @@ export function keepAliveClient(keepAlive = true, maxSockets = 64): AxiosInstanc
 }
 
 /** Runs `work(i)` for i in [0, n) with at most `concurrency` at once. */
-export async function pool(n: number, concurrency: number, work: (i: number) => Promise<unknown>): Promise<void> {
+export async function pool(
+	n: number,
+	concurrency: number,
+	work: (i: number) => Promise<unknown>,
+): Promise<void> {
 	let next = 0;
 	await Promise.all(
 		Array.from({ length: Math.min(concurrency, n) }, async () => {
@@ -127,12 +140,14 @@ export async function pool(n: number, concurrency: number, work: (i: number) => 
 	);
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+	n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Markdown table of the rows, with each row's time relative to the first row of its case that has a figure. */
 export function table(rows: BenchRow[]): string {
 	const firstOfCase = new Map<string, BenchRow>();
-	for (const row of rows) if (!firstOfCase.has(row.case) && !row.failed) firstOfCase.set(row.case, row);
+	for (const row of rows)
+		if (!firstOfCase.has(row.case) && !row.failed) firstOfCase.set(row.case, row);
 	const lines = [
 		'| case | variant | items | requests (client / server) | wall time | vs first row | peak RSS Δ |',
 		'|---|---|---:|---:|---:|---:|---:|',

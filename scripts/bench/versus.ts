@@ -53,18 +53,22 @@ async function child(which: CaseName): Promise<Sample> {
 			: // the node's type was `triggerCall` in 0.1
 				{
 					...triggerCalls(server as TriggerServer).node,
-					type: fs.existsSync(path.join(dir, 'dist/nodes/FireAutomation')) ? 'fireAutomation' : 'triggerCall',
+					type: fs.existsSync(path.join(dir, 'dist/nodes/FireAutomation'))
+						? 'fireAutomation'
+						: 'triggerCall',
 				};
 	const items: IDataObject[] = which === 'quotes' ? quoteItems(ITEMS) : triggerItems(ITEMS);
 	const wf = chain(manualTrigger('Start'), node(call.type, 'Node', call.params));
-	const run = async () => await runWorkflow(wf, { credentials: call.credentials, pinData: { Start: items } });
+	const run = async () =>
+		await runWorkflow(wf, { credentials: call.credentials, pinData: { Start: items } });
 	const walls: number[] = [];
 	const cpus: number[] = [];
 	for (let r = 0; r <= RUNS; r++) {
 		const cpu = process.cpuUsage();
 		const started = performance.now();
 		const result = (await run()) as { data?: { resultData?: { error?: unknown } } };
-		if (result?.data?.resultData?.error) throw new Error(`the workflow failed: ${String(result.data.resultData.error)}`);
+		if (result?.data?.resultData?.error)
+			throw new Error(`the workflow failed: ${String(result.data.resultData.error)}`);
 		const used = process.cpuUsage(cpu);
 		if (r === 0) continue; // warm-up
 		walls.push(performance.now() - started);
@@ -85,7 +89,10 @@ function buildRef(): { dir: string } | { skipped: string } {
 	}
 	fs.rmSync(dir, { recursive: true, force: true });
 	fs.mkdirSync(dir, { recursive: true });
-	const archive = execFileSync('git', ['archive', REF], { cwd: ROOT, maxBuffer: 256 * 1024 * 1024 });
+	const archive = execFileSync('git', ['archive', REF], {
+		cwd: ROOT,
+		maxBuffer: 256 * 1024 * 1024,
+	});
 	execFileSync('tar', ['-x', '-C', dir], { input: archive });
 	fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
 	const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
@@ -103,7 +110,9 @@ function inChild(which: CaseName, packageDir: string): Sample {
 	});
 	const line = out.stdout.trim().split('\n').pop() ?? '';
 	if (out.status !== 0 || !line.startsWith('{')) {
-		throw new Error(`the ${which} run failed: ${(out.stderr || out.stdout).trim().split('\n').slice(-3).join(' ')}`);
+		throw new Error(
+			`the ${which} run failed: ${(out.stderr || out.stdout).trim().split('\n').slice(-3).join(' ')}`,
+		);
 	}
 	return JSON.parse(line) as Sample;
 }
@@ -142,9 +151,15 @@ export async function run(): Promise<BenchRow[]> {
 			notes,
 		});
 		const ratios = wall.map((r) => r.toFixed(2)).join(' ');
-		rows.push(row(`0.1 (commit ${REF}), defaults`, old, `median of ${PAIRS} processes × ${RUNS} runs`));
 		rows.push(
-			row('now, defaults', now, `pair ratios ${ratios}; CPU ${median(cpu).toFixed(2)}× 0.1's (median)`),
+			row(`0.1 (commit ${REF}), defaults`, old, `median of ${PAIRS} processes × ${RUNS} runs`),
+		);
+		rows.push(
+			row(
+				'now, defaults',
+				now,
+				`pair ratios ${ratios}; CPU ${median(cpu).toFixed(2)}× 0.1's (median)`,
+			),
 		);
 		const ratio = median(wall);
 		lastVerdicts.push({
@@ -174,8 +189,13 @@ if (require.main === module) {
 		);
 	} else {
 		void run().then((rows) => {
-			for (const r of rows) console.log(`${r.case} | ${r.variant} | ${Math.round(r.wallMs)} ms | ${r.notes}`);
-			console.log(checks().map((v) => v.text).join('\n'));
+			for (const r of rows)
+				console.log(`${r.case} | ${r.variant} | ${Math.round(r.wallMs)} ms | ${r.notes}`);
+			console.log(
+				checks()
+					.map((v) => v.text)
+					.join('\n'),
+			);
 			process.exit(checks().every((v) => v.ok) ? 0 : 1);
 		});
 	}

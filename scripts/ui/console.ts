@@ -35,7 +35,8 @@ export function sortEntries(entries: ConsoleEntry[], base: string): Sorted {
 				entry,
 				why: "n8n's editor asks for an optional output-schema file (dist/nodes/<Node>/__schema__/v<version>.json) the package does not ship: 404, harmless",
 			});
-		else if (PACKAGE.test(entry.text) || PACKAGE.test(entry.url ?? '')) sorted.fromPackage.push(entry);
+		else if (PACKAGE.test(entry.text) || PACKAGE.test(entry.url ?? ''))
+			sorted.fromPackage.push(entry);
 		else if (/\/rest\/login\b/.test(entry.url ?? '') || /status of 401/.test(entry.text))
 			sorted.ignored.push({ entry, why: 'n8n asks who is logged in before sign-in (HTTP 401)' });
 		else if (/telemetry|rudderstack|posthog|sentry/i.test(`${entry.text} ${entry.url ?? ''}`))

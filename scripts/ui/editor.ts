@@ -20,8 +20,10 @@ export const SEL = {
 	ndvParameters: '[data-test-id="ndv"] [data-test-id="node-parameters"]',
 	credentialSelect: '[data-test-id="ndv"] [data-test-id="node-credentials-select"] input',
 	credentialModal: '[data-test-id="editCredential-modal"]',
-	credentialConfig: '[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
-	testSuccess: '[data-test-id="editCredential-modal"] [data-test-id="credentials-config-container-test-success"]',
+	credentialConfig:
+		'[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
+	testSuccess:
+		'[data-test-id="editCredential-modal"] [data-test-id="credentials-config-container-test-success"]',
 };
 
 /** Waits for a visible element; the message names what the user should have seen. */
@@ -63,10 +65,13 @@ export async function panelNames(page: Page): Promise<string[]> {
 
 /** The panel's heading ("What triggers this workflow?", "What happens next?", "Node details"). */
 export async function panelTitle(page: Page): Promise<string> {
-	await visible(page, `${SEL.creator} [data-test-id="nodes-list-header"]`, "the nodes panel's heading");
-	return await page.$eval(
+	await visible(
+		page,
 		`${SEL.creator} [data-test-id="nodes-list-header"]`,
-		(e) => (e as HTMLElement).innerText.split('\n')[0].trim(),
+		"the nodes panel's heading",
+	);
+	return await page.$eval(`${SEL.creator} [data-test-id="nodes-list-header"]`, (e) =>
+		(e as HTMLElement).innerText.split('\n')[0].trim(),
 	);
 }
 
@@ -105,19 +110,18 @@ export async function clickItem(page: Page, name: string) {
 		page,
 		`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`,
 	);
-	if (!item) fail(`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`);
+	if (!item)
+		fail(`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`);
 	await item.click();
 }
 
 /** The items (actions) offered after choosing a node, e.g. "Add to workflow" for a community node. */
 export async function offeredActions(page: Page): Promise<string[]> {
 	await sleep(500);
-	return await page.$$eval(
-		`${SEL.creator} [data-test-id="item-iterator-item"]`,
-		(els) =>
-			els
-				.filter((e) => (e as HTMLElement).offsetParent)
-				.map((e) => (e as HTMLElement).innerText.trim().split('\n')[0]),
+	return await page.$$eval(`${SEL.creator} [data-test-id="item-iterator-item"]`, (els) =>
+		els
+			.filter((e) => (e as HTMLElement).offsetParent)
+			.map((e) => (e as HTMLElement).innerText.trim().split('\n')[0]),
 	);
 }
 
@@ -126,7 +130,10 @@ export async function clickAction(page: Page, text: string) {
 		page,
 		`//*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
 	);
-	if (!item) fail(`the nodes panel offers no "${text}" (offered: ${(await offeredActions(page)).join(', ')})`);
+	if (!item)
+		fail(
+			`the nodes panel offers no "${text}" (offered: ${(await offeredActions(page)).join(', ')})`,
+		);
 	await item.click();
 }
 
@@ -270,17 +277,24 @@ export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<Tes
 		.waitForFunction(
 			(modal) =>
 				/^Saved$/.test(
-					(document.querySelector(`${modal} [data-test-id="credential-save-button"]`) as HTMLElement)
-						?.innerText.trim() ?? '',
+					(
+						document.querySelector(
+							`${modal} [data-test-id="credential-save-button"]`,
+						) as HTMLElement
+					)?.innerText.trim() ?? '',
 				),
 			{ timeout },
 			SEL.credentialModal,
 		)
 		.catch(() => fail('the credential form did not say "Saved"'));
 	const answer = await tested;
-	if (!answer) fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
+	if (!answer)
+		fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
 	// the banner follows the answer: wait until it shows this answer, not the previous test's
-	const expected = answer!.status === 'OK' ? 'Connection tested successfully' : (answer!.message ?? '').slice(0, 40);
+	const expected =
+		answer!.status === 'OK'
+			? 'Connection tested successfully'
+			: (answer!.message ?? '').slice(0, 40);
 	return { ...(await readTest(page, timeout, expected)), answer };
 }
 
@@ -297,14 +311,17 @@ export async function readTest(page: Page, timeout = 20_000, expected = ''): Pro
 				if (failed) {
 					// the credential form opened from a node folds the message under "More details"
 					const more = [...root!.querySelectorAll('button, a, span')].find(
-						(e) => (e as HTMLElement).innerText?.trim() === 'More details' && (e as HTMLElement).offsetParent,
+						(e) =>
+							(e as HTMLElement).innerText?.trim() === 'More details' &&
+							(e as HTMLElement).offsetParent,
 					) as HTMLElement | undefined;
 					if (more) {
 						more.click();
 						return false;
 					}
 				}
-				if (expected && !text.replace(/\s+/g, ' ').includes(expected.replace(/\s+/g, ' '))) return false;
+				if (expected && !text.replace(/\s+/g, ' ').includes(expected.replace(/\s+/g, ' ')))
+					return false;
 				return ok ? 'ok' : 'error';
 			},
 			{ timeout, polling: 200 },
@@ -313,7 +330,9 @@ export async function readTest(page: Page, timeout = 20_000, expected = ''): Pro
 		)
 		.then(async (handle) => (await handle.jsonValue()) as string)
 		.catch(async () => {
-			const shown = await page.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText).catch(() => '');
+			const shown = await page
+				.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText)
+				.catch(() => '');
 			return fail(
 				`the credential form showed no test result${expected ? ` containing "${expected}"` : ''} within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
 			);
@@ -321,7 +340,10 @@ export async function readTest(page: Page, timeout = 20_000, expected = ''): Pro
 	if (outcome === 'ok') return { ok: true, text: 'Connection tested successfully' };
 	// the visible danger banner: its heading, then a details block with the message
 	const details = await page.$$eval(`${SEL.credentialConfig} .el-tag--danger`, (tags) => {
-		const shown = tags.find((t) => (t as HTMLElement).offsetParent && /Couldn.t connect/.test((t as HTMLElement).innerText));
+		const shown = tags.find(
+			(t) =>
+				(t as HTMLElement).offsetParent && /Couldn.t connect/.test((t as HTMLElement).innerText),
+		);
 		const block = shown?.querySelector('[class*="_details_"]') as HTMLElement | null;
 		return (block?.innerText ?? (shown as HTMLElement | undefined)?.innerText ?? '').trim();
 	});
@@ -329,8 +351,14 @@ export async function readTest(page: Page, timeout = 20_000, expected = ''): Pro
 }
 
 export async function closeCredentialModal(page: Page) {
-	await page.click(`${SEL.credentialModal} .el-dialog__headerbtn, ${SEL.credentialModal} [aria-label="Close"]`).catch(() => page.keyboard.press('Escape'));
-	await page.waitForSelector(SEL.credentialModal, { hidden: true, timeout: 5000 }).catch(() => undefined);
+	await page
+		.click(
+			`${SEL.credentialModal} .el-dialog__headerbtn, ${SEL.credentialModal} [aria-label="Close"]`,
+		)
+		.catch(() => page.keyboard.press('Escape'));
+	await page
+		.waitForSelector(SEL.credentialModal, { hidden: true, timeout: 5000 })
+		.catch(() => undefined);
 }
 
 // ------------------------------------------------------------------------------------------------ theme

@@ -149,15 +149,25 @@ describe('a hostile service at the tested address', () => {
 			status: 'Error',
 			message: `The museum service at ${museum.url} answered HTTP 500: "{"message":"key *** is revoked; you sent Bearer ***"}". Check the Museum URL, or try again later.`,
 		});
-		museum.fail({ kind: 'status', status: 200, body: { status: 'fail', message: `unknown key ${DEFAULT_API_KEY}` } });
+		museum.fail({
+			kind: 'status',
+			status: 200,
+			body: { status: 'fail', message: `unknown key ${DEFAULT_API_KEY}` },
+		});
 		const envelope = await testCredential(good());
 		expect(envelope.status).toBe('Error');
 		expect(envelope.message).toContain('unknown key ***');
-		museum.fail({ kind: 'status', status: 200, body: `<p>Hello ${DEFAULT_API_KEY}</p>`, contentType: 'text/html' });
+		museum.fail({
+			kind: 'status',
+			status: 200,
+			body: `<p>Hello ${DEFAULT_API_KEY}</p>`,
+			contentType: 'text/html',
+		});
 		const page = await testCredential(good());
 		expect(page.status).toBe('Error');
 		expect(page.message).toContain('Hello ***');
-		for (const result of [failed, envelope, page]) expect(result.message).not.toContain(DEFAULT_API_KEY);
+		for (const result of [failed, envelope, page])
+			expect(result.message).not.toContain(DEFAULT_API_KEY);
 	});
 
 	test('an answer that inflates to 1 GiB: refused past 1 MB, at once, without taking the memory', async () => {

@@ -370,11 +370,16 @@ export async function testCredential(
 ): Promise<{ status: 'OK' | 'Error'; message: string }> {
 	const { pkg } = await loadPackage();
 	const credentialType = pkg.credentialTypes[CREDENTIAL].type;
-	if (credentialType.test) throw new Error('the credential type has a declarative test: n8n would use that');
-	let testFunction: ((this: unknown, cred: unknown) => Promise<{ status: 'OK' | 'Error'; message: string }>) | undefined;
+	if (credentialType.test)
+		throw new Error('the credential type has a declarative test: n8n would use that');
+	let testFunction:
+		| ((this: unknown, cred: unknown) => Promise<{ status: 'OK' | 'Error'; message: string }>)
+		| undefined;
 	for (const { type } of Object.values(pkg.nodeTypes)) {
 		const t = type as INodeType;
-		const entry = t.description.credentials?.find((c) => c.name === CREDENTIAL && typeof c.testedBy === 'string');
+		const entry = t.description.credentials?.find(
+			(c) => c.name === CREDENTIAL && typeof c.testedBy === 'string',
+		);
 		const fn = entry && t.methods?.credentialTest?.[entry.testedBy as string];
 		if (fn) {
 			testFunction = fn as typeof testFunction;
@@ -382,8 +387,15 @@ export async function testCredential(
 		}
 	}
 	if (!testFunction) throw new Error('no node names a credential test function (testedBy)');
-	const context = new CredentialTestContext(makeAdditionalData(new HarnessCredentialsHelper({}, {})));
-	const result = await testFunction.call(context, { id: '1', name: 'test', type: CREDENTIAL, data });
+	const context = new CredentialTestContext(
+		makeAdditionalData(new HarnessCredentialsHelper({}, {})),
+	);
+	const result = await testFunction.call(context, {
+		id: '1',
+		name: 'test',
+		type: CREDENTIAL,
+		data,
+	});
 	const key = String(data.apiKey ?? '');
 	// n8n redacts the password fields' values from the message
 	return key ? { ...result, message: result.message.split(key).join('*****') } : result;

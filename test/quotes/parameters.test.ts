@@ -54,7 +54,9 @@ async function run(q: string) {
 		expect(result.workflowError).toBeUndefined();
 		const reads = (name: string) => spy.mock.calls.filter((call) => call[0] === name).length;
 		return {
-			output: result.output('Tags').map((item) => ({ json: item.json, pairedItem: item.pairedItem })),
+			output: result
+				.output('Tags')
+				.map((item) => ({ json: item.json, pairedItem: item.pairedItem })),
 			// the requests arrive in any order (items run concurrently): compared as a sorted list
 			queries: server.requests.map((req) => JSON.stringify(req.query)).sort(),
 			reads: { q: reads('q'), limit: reads('limit'), options: reads('options') },
@@ -74,7 +76,12 @@ describe.each([
 		'={{ ($json.nest.q) }}',
 		(item: IDataObject) => (item.nest as IDataObject | null)?.q,
 	],
-	['$json["a name"]', '={{ $json["a name"] }}', '={{ ($json["a name"]) }}', (item: IDataObject) => item['a name']],
+	[
+		'$json["a name"]',
+		'={{ $json["a name"] }}',
+		'={{ ($json["a name"]) }}',
+		(item: IDataObject) => item['a name'],
+	],
 ])('a field mapped as %s', (_, mapped, evaluated, value) => {
 	test('gives the same requests, output items and errors as n8n evaluating it', async () => {
 		const direct = await run(mapped);
@@ -103,11 +110,21 @@ test('fields without an expression are read once per run, fields with one per it
 	const result = await runWorkflow(
 		chain(
 			manualTrigger(TRIGGER),
-			node('quoteTags', 'Tags', { q: 'o', limit: '={{ $json.n }}', options: { timeout: '={{ $json.t }}' } }),
+			node('quoteTags', 'Tags', {
+				q: 'o',
+				limit: '={{ $json.n }}',
+				options: { timeout: '={{ $json.t }}' },
+			}),
 		),
 		{
 			credentials: { triptychApi: { apiKey: 'k', quotesUrl: server.url } },
-			pinData: { [TRIGGER]: [{ n: 1, t: 5000 }, { n: 2, t: 5000 }, { n: 3, t: 'soon' }] },
+			pinData: {
+				[TRIGGER]: [
+					{ n: 1, t: 5000 },
+					{ n: 2, t: 5000 },
+					{ n: 3, t: 'soon' },
+				],
+			},
 		},
 	);
 	// the third item's Timeout is wrong: the node stops before any request, naming the field and the item
