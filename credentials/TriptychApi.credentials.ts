@@ -6,58 +6,51 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-/** The origin of an address, or undefined when it is not an http(s) address. */
-function originOf(address: unknown, base?: unknown): string | undefined {
-	const key = `${String(base ?? '')}\n${String(address ?? '')}`;
-	if (origins.has(key)) return origins.get(key);
-	let origin: string | undefined;
-	try {
-		const url =
-			typeof base === 'string' && base.trim()
-				? new URL(String(address ?? ''), base.trim().replace(/\/*$/, '/'))
-				: new URL(String(address ?? '').trim());
-		origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
-	} catch {
-		origin = undefined;
+import { applyKey } from '../nodes/shared/transport/origin';
+import { SERVICES, SERVICE_NAMES } from '../nodes/shared/transport/services';
+
+/** Per service: its base address, how it takes the key (when it may take it in more than one way), its switch. */
+const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
+	const entry = SERVICES[service];
+	const fields: INodeProperties[] = [
+		{
+			displayName: entry.label,
+			name: entry.field,
+			type: 'string',
+			default: '',
+			placeholder: entry.placeholder,
+			description: entry.description,
+		},
+	];
+	if (entry.styleField) {
+		fields.push({
+			displayName: `${entry.label.replace(/ URL$/, '')} API`,
+			name: entry.styleField,
+			type: 'options',
+			default: 'generic',
+			description: `${entry.styleDescription}. Services with different keys: use one credential per service.`,
+			options: Object.entries(entry.styles).map(([value, style]) => ({
+				name: style!.name,
+				value,
+				description: style!.description,
+			})),
+		});
 	}
-	// every request asks for the same few addresses: parsing them once saves ~40 µs per request
-	if (origins.size >= 1000) origins.clear();
-	origins.set(key, origin);
-	return origin;
-}
-
-const origins = new Map<string, string | undefined>();
-
-/** Why a request's address is unusable, naming the credential field it came from and what to do. */
-function addressProblem(
-	credentials: ICredentialDataDecryptedObject,
-	requestOptions: IHttpRequestOptions,
-): string {
-	const raw = String(requestOptions.baseURL ?? requestOptions.url ?? '').trim();
-	const field =
-		[
-			['Museum URL', credentials.museumUrl],
-			['Quotes URL', credentials.quotesUrl],
-			['Trigger URL', credentials.triggerUrl],
-		].find(
-			([, value]) =>
-				String(value ?? '')
-					.trim()
-					.replace(/\/+$/, '') === raw,
-		)?.[0] ?? 'address';
-	return `The ${field} "${raw}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
-}
+	if (entry.keySwitch) fields.push({ ...entry.keySwitch, type: 'boolean', default: false });
+	return fields;
+});
 
 /**
  * One API key and the base addresses of the three services. The nodes call `httpRequestWithAuthentication`, so the
- * key never passes through node code; n8n applies it here, as `Authorization: Bearer <key>`, and only to requests
- * for the origin of the Trigger URL or the Museum URL (and the Quotes URL when "Send API Key to Quotes Service" is
- * on). Whatever asks for a request elsewhere (a redirect, a next-page link, an image host) never gets the key.
+ * key never passes through node code: n8n applies it here, the way the service at the request's origin takes it
+ * (nodes/shared/transport/services.ts), and only for the origins of the configured services. Whatever asks for a
+ * request elsewhere (a redirect, a next-page link, an image host) never gets the key.
  *
  * Its Test is a function of the nodes (`testedBy`, nodes/shared/credentialTest.ts): n8n's declarative test can show
- * only the code of a network failure (a bare ECONNREFUSED), the function words every outcome with the address.
+ * only the code of a network failure, the function words every outcome with the address.
  */
 export class TriptychApi implements ICredentialType {
+	// a literal: n8n's linter reads the name from the source (it is CREDENTIALS_TYPE)
 	name = 'triptychApi';
 
 	displayName = 'Triptych API';
@@ -75,63 +68,16 @@ export class TriptychApi implements ICredentialType {
 			typeOptions: { password: true },
 			required: true,
 			default: '',
-			description: 'Sent as "Authorization: Bearer &lt;key&gt;" to the trigger and museum services',
-		},
-		{
-			displayName: 'Trigger URL',
-			name: 'triggerUrl',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://automations.example.com',
 			description:
-				'Base address of the trigger service; the node calls POST {Trigger URL}/trigger/. Leave empty if you do not use Fire Automation. The credential test calls only its root address, never /trigger/.',
+				'Sent to each service the way its API setting below says; never to any other address',
 		},
-		{
-			displayName: 'Museum URL',
-			name: 'museumUrl',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://museum-api.example.edu',
-			description:
-				'Base address of the museum service; the node calls GET {Museum URL}/object. Leave empty if you do not use Museum Object Search. The credential test checks this address first (then the Quotes URL, then the Trigger URL).',
-		},
-		{
-			displayName: 'Quotes URL',
-			name: 'quotesUrl',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://quotes.example.com',
-			description:
-				'Base address of the quotes service; the node calls GET {Quotes URL}/tags. Leave empty if you do not use Quote Tags.',
-		},
-		{
-			displayName: 'Send API Key to Quotes Service',
-			name: 'sendKeyToQuotes',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to send the API key to the quotes service too. Its authentication is not documented: leave this off unless it asks for a key.',
-		},
+		...serviceFields,
 	];
 
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		const target = originOf(requestOptions.url, requestOptions.baseURL);
-		if (target === undefined) throw new Error(addressProblem(credentials, requestOptions));
-		const allowed = [
-			credentials.triggerUrl,
-			credentials.museumUrl,
-			credentials.sendKeyToQuotes ? credentials.quotesUrl : undefined,
-		].map((address) => originOf(address));
-		if (target === undefined || !allowed.includes(target)) return requestOptions;
-		return {
-			...requestOptions,
-			headers: {
-				...requestOptions.headers,
-				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
-			},
-		};
+		return applyKey(credentials, requestOptions);
 	}
 }

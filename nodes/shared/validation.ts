@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /** A field with a wrong value: the message names the field and the item, before any request is sent. */
@@ -99,4 +99,29 @@ export function toList(
 		.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean);
+}
+
+/** An object with fields (not null, not a list). */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What a service sent where something else was expected, in a few words ("a list", "an object with the keys a,
+ * b"). A whole body that is null is better said `describeValue(body ?? undefined)`: "an empty body".
+ */
+export function describeValue(value: unknown): string {
+	if (value === undefined || value === '') return 'an empty body';
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'a list';
+	if (typeof value === 'string') return `a string (${value.slice(0, 40)})`;
+	if (typeof value !== 'object') return `a ${typeof value}`;
+	const keys = Object.keys(value);
+	if (!keys.length) return 'an empty object';
+	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
+}
+
+/** Whether the node runs as an AI agent's tool (its type name ends in "Tool"). */
+export function isTool(ctx: IExecuteFunctions): boolean {
+	return /Tool$/.test(ctx.getNode().type);
 }

@@ -34,7 +34,9 @@ test('the credentials type is loaded by n8n with its fields, icon and documentat
 	expect(type.properties.map((p) => p.name)).toEqual([
 		'apiKey',
 		'triggerUrl',
+		'triggerApi',
 		'museumUrl',
+		'museumApi',
 		'quotesUrl',
 		'sendKeyToQuotes',
 	]);
@@ -179,7 +181,8 @@ describe('a hostile service at the tested address', () => {
 			status: 'Error',
 			message: `The museum service at ${museum.url} answered with more than 1 MB for a one-item request: check the Museum URL; it may not point at the API.`,
 		});
-		expect(Date.now() - started).toBeLessThan(5000);
+		// refused as the bytes arrive, long before the test's 15 s deadline (a bound a loaded machine keeps)
+		expect(Date.now() - started).toBeLessThan(12_000);
 		expect(process.memoryUsage().rss - before).toBeLessThan(200 * 1024 * 1024);
 	});
 

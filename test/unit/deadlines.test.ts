@@ -9,18 +9,19 @@ describe('Deadlines', () => {
 		const fired: string[] = [];
 		const started = performance.now();
 		let firedAt = 0;
-		deadlines.add(60, () => {
+		deadlines.add(500, () => {
 			fired.push('a');
 			firedAt = performance.now() - started;
 		});
-		const clearB = deadlines.add(60, () => fired.push('b'));
+		const clearB = deadlines.add(500, () => fired.push('b'));
 		await sleep(20);
 		clearB();
 		expect(fired).toEqual([]);
-		await sleep(80);
+		// bounds a loaded machine keeps: not before the limit, and long before ten times it
+		while (!fired.length && performance.now() - started < 5000) await sleep(20);
 		expect(fired).toEqual(['a']);
-		expect(firedAt).toBeGreaterThanOrEqual(59);
-		expect(firedAt).toBeLessThan(100);
+		expect(firedAt).toBeGreaterThanOrEqual(499);
+		expect(firedAt).toBeLessThan(5000);
 		expect(deadlines.pending).toBe(0);
 		deadlines.close();
 	});

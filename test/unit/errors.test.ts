@@ -105,6 +105,7 @@ describe('failureError', () => {
 			},
 			{ unsafe: false, text: 'gave up after 3 attempts' },
 			limits,
+			(t: string) => t,
 		);
 		expect(error.message).toBe(
 			'The museum service did not answer in full within the Timeout (200 ms) [item 0]',
@@ -118,6 +119,7 @@ describe('failureError', () => {
 			{ kind: 'timeout', code: 'ETIMEDOUT', message: 'x', sent: true },
 			undefined,
 			{ ...limits, timeout: 30000 },
+			(t: string) => t,
 		);
 		expect(seconds.message).toBe(
 			'The quotes service did not answer in full within the Timeout (30 s) [item 2]',
@@ -132,6 +134,7 @@ describe('failureError', () => {
 			{ kind: 'broken', code: 'ETRUNCATED', message: 'the JSON ends after 80 bytes', sent: true },
 			{ unsafe: true, text: 'The node did not retry.' },
 			limits,
+			(t: string) => t,
 		);
 		expect(error.message).toBe(
 			"The trigger service's answer was cut off: the transfer broke before the end [item 1]",
@@ -148,6 +151,7 @@ describe('failureError', () => {
 			{ kind: 'tooLarge', code: 'ETOOLARGE', message: 'x', sent: true, limit: 2 * 1024 * 1024 },
 			undefined,
 			limits,
+			(t: string) => t,
 		);
 		expect(error.message).toBe(
 			"The museum service's answer is larger than the Max Response Size (2 MB); it was not read further [item 0]",
@@ -169,6 +173,7 @@ describe('failureError', () => {
 			},
 			undefined,
 			limits,
+			(t: string) => t,
 		);
 		expect(error.message).toBe(
 			'The museum service redirected the request to another origin (http://evil.example); it was not followed [item 0]',

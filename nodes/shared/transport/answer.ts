@@ -1,9 +1,11 @@
-import type { IDataObject, INode } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 
 import { header } from './attempt';
-import { apiError, excerpt, hint, htmlTitle, isHtml } from './errors';
-import type { ApiResponse, Failure, RawResponse, Service, Stop } from './types';
-import { SERVICES } from './types';
+import { isPlainObject } from '../validation';
+import { apiError, excerpt, gist, hint, isHtml } from './errors';
+import type { Service } from './services';
+import { SERVICES } from './services';
+import type { ApiResponse, Failure, RawResponse, Stop } from './types';
 
 /**
  * Parses a JSON answer once, where the transfer is still being judged: a 2xx whose JSON stops halfway is a broken
@@ -39,35 +41,26 @@ function isCutOff(text: string, error: Error): boolean {
 export function isEnvelope(
 	body: unknown,
 ): body is { status: string; data?: unknown; message?: unknown } {
-	return (
-		typeof body === 'object' &&
-		body !== null &&
-		!Array.isArray(body) &&
-		typeof (body as IDataObject).status === 'string' &&
-		['success', 'fail', 'error'].includes((body as IDataObject).status as string)
-	);
+	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
 export function extractMessage(body: unknown): string | undefined {
 	if (typeof body === 'string') return excerpt(body, 300);
-	if (typeof body !== 'object' || body === null) return undefined;
-	const b = body as IDataObject;
+	if (!isPlainObject(body)) return undefined;
 	for (const key of ['message', 'error', 'detail', 'title']) {
-		const value = b[key];
+		const value = body[key];
 		if (typeof value === 'string' && value) return excerpt(value, 300);
-		if (
-			typeof value === 'object' &&
-			value !== null &&
-			typeof (value as IDataObject).message === 'string'
-		) {
-			return excerpt((value as IDataObject).message as string, 300);
-		}
+		if (isPlainObject(value) && typeof value.message === 'string')
+			return excerpt(value.message, 300);
 	}
-	if (Array.isArray(b.errors) && b.errors.length) return extractMessage(b.errors[0]);
+	if (Array.isArray(body.errors) && body.errors.length) return extractMessage(body.errors[0]);
 	return undefined;
 }
 
-/** Turns an answer into data, or into a clear error that never shows the key. */
+/**
+ * Turns an answer into data, or into a clear error that never shows the key. With `acceptText` a 2xx that is not
+ * JSON is a success: the service took the call (its text is in `text`).
+ */
 export function interpret(
 	res: RawResponse,
 	node: INode,
@@ -76,6 +69,7 @@ export function interpret(
 	attempts: number,
 	stop: Stop | undefined,
 	redact: (text: string) => string,
+	acceptText = false,
 ): ApiResponse {
 	const { label, name } = SERVICES[service];
 	const status = res.statusCode;
@@ -84,10 +78,14 @@ export function interpret(
 	const text = res.json ? '' : res.body.toString('utf8').trim();
 	const body: unknown = res.json ? res.json.value : text === '' ? undefined : null;
 
+	if (body === null && ok && acceptText) {
+		const answer = { data: undefined, statusCode: status, headers: res.headers, attempts };
+		return { ...answer, text: redact(res.body.toString('utf8')) };
+	}
 	if (body === null) {
 		const contentType = header(res.headers, 'content-type') ?? '';
 		const html = isHtml(text, contentType);
-		const said = redact(html ? (htmlTitle(text) ?? excerpt(text)) : excerpt(text));
+		const said = redact(html ? gist(text) : excerpt(text));
 		const kind = html
 			? 'an HTML page'
 			: /json/i.test(contentType)
@@ -110,6 +108,7 @@ export function interpret(
 			description,
 			httpCode: String(status),
 			details: { message: `${message}.`, contentType, excerpt: said },
+			redact,
 		});
 	}
 
@@ -150,5 +149,6 @@ export function interpret(
 		description,
 		httpCode: String(status),
 		details: { message: serviceMessage || summary },
+		redact,
 	});
 }

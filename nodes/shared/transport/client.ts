@@ -4,20 +4,21 @@ import type {
 	IExecuteFunctions,
 	INode,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
 import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
 import { Deadlines } from './deadlines';
-import { failureError, redactKey } from './errors';
+import { apiError, failureError, redactAll, redactKey } from './errors';
 import { Gate } from './gate';
 import { Stopper } from './stop';
-import { baseUrlProblem, checkBaseUrl, originOf, resolveLink } from './origin';
+import { baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
 import type { Outcome } from './retry';
 import { withRetries } from './retry';
-import type { ApiRequest, ApiResponse, RequestSettings, Service } from './types';
-import { CREDENTIALS_TYPE, SERVICES } from './types';
+import type { Service, Style } from './services';
+import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
+import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
@@ -110,19 +111,31 @@ export class TriptychClient {
 		const known = this.bases.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
-		const { field, label, name } = SERVICES[service];
-		const raw = String(credentials[field] ?? '').trim();
-		const checked = checkBaseUrl(raw);
-		if ('url' in checked) {
-			const base = { url: checked.url, origin: originOf(checked.url) };
-			this.bases.set(service, base);
-			return base;
+		const checked = baseOf(credentials, service);
+		const fail = ([message, description]: [string, string]) =>
+			new NodeOperationError(this.node, `${message} [item ${itemIndex}]`, {
+				itemIndex,
+				description,
+			});
+		if (!('url' in checked)) {
+			const raw = String(credentials[SERVICES[service].field] ?? '').trim();
+			throw fail(baseUrlProblem(checked, raw, service));
 		}
-		const problem = baseUrlProblem(checked, raw, label, name);
-		throw new NodeOperationError(this.node, `${problem[0]} [item ${itemIndex}]`, {
-			itemIndex,
-			description: problem[1],
-		});
+		const base = { url: checked.url, origin: originOf(checked.url) };
+		const { problem } = keyRule(credentials, base.origin);
+		if (problem) {
+			throw fail([
+				`The API key cannot be sent to ${base.origin}`,
+				`${problem[0].toUpperCase()}${problem.slice(1)}`,
+			]);
+		}
+		this.bases.set(service, base);
+		return base;
+	}
+
+	/** How the credential says the service takes the key. */
+	async style(service: Service): Promise<Style> {
+		return styleOf(await this.getCredentials(), service);
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
@@ -159,20 +172,21 @@ export class TriptychClient {
 			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
 			itemIndex,
 		);
-		const node = this.node;
-		if ('failure' in outcome) {
-			const failure = { ...outcome.failure, message: this.redact(outcome.failure.message) };
-			throw failureError(node, req.service, itemIndex, failure, outcome.stop, settings);
-		}
 		const redact = (text: string) => this.redact(text);
+		if ('failure' in outcome) {
+			const { failure, stop } = outcome;
+			throw failureError(this.node, req.service, itemIndex, failure, stop, settings, redact);
+		}
+		const { res, attempts, stop } = outcome;
 		return interpret(
-			outcome.res,
-			node,
+			res,
+			this.node,
 			req.service,
 			itemIndex,
-			outcome.attempts,
-			outcome.stop,
+			attempts,
+			stop,
 			redact,
+			req.acceptText,
 		);
 	}
 
@@ -221,7 +235,10 @@ export class TriptychClient {
 			gate: this.gate(gate),
 			cancel: this.stopping,
 			log: (text, meta) =>
-				this.ctx.logger.debug(`Triptych: ${gate}: ${this.redact(text)}`, { ...meta, itemIndex }),
+				this.ctx.logger.debug(
+					`Triptych: ${gate}: ${this.redact(text)}`,
+					redactAll({ ...meta, itemIndex }, (inner) => this.redact(inner)),
+				),
 		});
 	}
 
@@ -242,7 +259,7 @@ export class TriptychClient {
 
 	private async newSender(service: Service): Promise<Sender> {
 		const credentials = await this.getCredentials();
-		if (service === 'quotes' && !credentials.sendKeyToQuotes) {
+		if (!sendsKey(credentials, service)) {
 			return async (options) => await this.ctx.helpers.httpRequest(options);
 		}
 		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
@@ -275,16 +292,17 @@ export class TriptychClient {
 		const target = resolveLink(link, base.url);
 		const { label, name } = SERVICES[service];
 		const fail = (message: string, description: string) =>
-			new NodeApiError(this.node, { message } as IDataObject as never, {
-				message: `${message} [item ${itemIndex}]`,
-				description,
+			apiError({
+				node: this.node,
+				service,
 				itemIndex,
+				message,
+				description,
+				details: { message },
+				redact: (text) => this.redact(text),
 			});
 		if (!target) {
-			throw fail(
-				`The ${name} sent a next-page link that is not an address`,
-				this.redact(link.slice(0, 200)),
-			);
+			throw fail(`The ${name} sent a next-page link that is not an address`, link.slice(0, 200));
 		}
 		if (target.origin !== base.origin) {
 			throw fail(

@@ -1,8 +1,10 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { Failure, Service, Stop } from './types';
-import { SERVICES } from './types';
+import { isPlainObject } from '../validation';
+import type { Service } from './services';
+import { KEY_PARAMETER, SERVICES } from './services';
+import type { Failure, Stop } from './types';
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -25,10 +27,34 @@ export function hint(code: string, label: string): string {
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 
-/** Removes the API key (when it is at least 4 characters) and any Bearer token from text that came from elsewhere. */
+/**
+ * Removes the API key from text that came from elsewhere: as it is, URL-encoded (the forms a path or a query string
+ * carries; keys shorter than 4 characters are left, they would mangle the text), any `apikey=` query value and any
+ * Bearer token.
+ */
 export function redactKey(text: string, apiKey: string): string {
-	const out = apiKey.length >= 4 ? text.split(apiKey).join('***') : text;
-	return out.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***');
+	let out = text;
+	if (apiKey.length >= 4) {
+		const forms = [
+			apiKey,
+			encodeURIComponent(apiKey),
+			new URLSearchParams({ k: apiKey }).toString().slice(2),
+		];
+		for (const form of new Set(forms)) out = out.split(form).join('***');
+	}
+	return out
+		.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***')
+		.replace(new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]+`, 'gi'), '$1***');
+}
+
+/** Every text in a value (an error's details) with the key removed. */
+export function redactAll<T>(value: T, redact: (text: string) => string): T {
+	if (typeof value === 'string') return redact(value) as T;
+	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
+	if (!isPlainObject(value)) return value;
+	return Object.fromEntries(
+		Object.entries(value).map(([name, inner]) => [name, redactAll(inner, redact)]),
+	) as T;
 }
 
 /**
@@ -63,7 +89,12 @@ export function isHtml(text: string, contentType: string): boolean {
 	return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text) || /html/i.test(contentType);
 }
 
-/** A page's title, when it has one: what an error page says best. */
+/** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
+export function gist(text: string): string {
+	return htmlTitle(text) ?? excerpt(text);
+}
+
+/** A page's title, when it has one. */
 export function htmlTitle(text: string): string | undefined {
 	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
 	return title ? excerpt(title, 80) : undefined;
@@ -79,15 +110,21 @@ interface ErrorParts {
 	httpCode?: string;
 	/** What n8n's error panel shows under "Error details" */
 	details: IDataObject;
+	/** Removes the key from every text of the error (they quote addresses and what the service said) */
+	redact: (text: string) => string;
 }
 
 export function apiError(parts: ErrorParts): NodeApiError {
+	const { redact } = parts;
 	return new NodeApiError(
 		parts.node,
-		{ ...parts.details, ...(parts.httpCode ? { httpCode: parts.httpCode } : {}) } as JsonObject,
+		redactAll(
+			{ ...parts.details, ...(parts.httpCode ? { httpCode: parts.httpCode } : {}) },
+			redact,
+		) as JsonObject,
 		{
-			message: `${parts.message} [item ${parts.itemIndex}]`,
-			description: parts.description,
+			message: redact(`${parts.message} [item ${parts.itemIndex}]`),
+			description: redact(parts.description),
 			httpCode: parts.httpCode,
 			itemIndex: parts.itemIndex,
 		},
@@ -102,6 +139,7 @@ export function failureError(
 	failure: Failure,
 	stop: Stop | undefined,
 	limits: { timeout: number; maxResponseBytes: number },
+	redact: (text: string) => string,
 ): NodeApiError {
 	const { label, name } = SERVICES[service];
 	let message: string;
@@ -160,6 +198,7 @@ export function failureError(
 		httpCode: failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined,
 		// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
 		details: { message: `${message}.`, networkCode: failure.code, reason: failure.message },
+		redact,
 	});
 }
 

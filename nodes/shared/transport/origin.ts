@@ -1,31 +1,50 @@
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import type { KeyPlacement, Service } from './services';
+import { KEY_PARAMETER, SERVICES, SERVICE_NAMES, sendsKey, styleOf } from './services';
+
 /**
  * The one rule for where a request may go: the API key goes only to the origin of the address configured for the
  * service. Next-page links and redirects to the same origin are followed; anything else is refused.
  */
 
+type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
+
+/** `text` as an http(s) address (relative to `base` when given), or undefined. */
+function webAddress(text: string, base?: string): URL | undefined {
+	try {
+		const url = new URL(text, base);
+		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /** A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. */
-export function checkBaseUrl(
-	raw: unknown,
-): { url: string } | { problem: 'empty' | 'invalid' | 'protocol'; detail?: string } {
+export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	const text = String(raw ?? '').trim();
 	if (!text) return { problem: 'empty' };
-	let parsed: URL;
 	try {
-		parsed = new URL(text);
+		new URL(text);
 	} catch (error) {
 		return { problem: 'invalid', detail: (error as Error).message };
 	}
-	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { problem: 'protocol' };
+	if (!webAddress(text)) return { problem: 'protocol' };
 	return { url: text.replace(/\/+$/, '') };
+}
+
+/** The credential's base address of a service, checked. */
+export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
+	return checkBaseUrl(credentials[SERVICES[service].field]);
 }
 
 /** What is wrong with a base address, for the node's error: its message and what to do. */
 export function baseUrlProblem(
-	checked: { problem: 'empty' | 'invalid' | 'protocol'; detail?: string },
+	checked: BaseProblem,
 	raw: string,
-	label: string,
-	name: string,
+	service: Service,
 ): [string, string] {
+	const { label, name } = SERVICES[service];
 	if (checked.problem === 'empty') {
 		return [
 			`The ${label} is empty`,
@@ -41,24 +60,101 @@ export function baseUrlProblem(
 	return [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
 }
 
+/** What is wrong with an address, for the credential and its Test (one sentence with the fix). */
+export function notWebAddress(label: string, raw: unknown): string {
+	const text = String(raw ?? '')
+		.trim()
+		.replace(/\/+$/, '');
+	return `The ${label} "${text}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
+}
+
+/**
+ * How the key goes to an origin: the way of the services configured there that take it (none: it does not go
+ * there). Services that share an origin must take the key the same way: a request cannot tell which of them it
+ * is for, so when they differ no request to that origin is sent and `problem` says to use one credential per
+ * service.
+ */
+export function keyRule(
+	credentials: IDataObject,
+	origin: string,
+): { key?: KeyPlacement; problem?: string } {
+	const there = SERVICE_NAMES.filter((service) => {
+		const base = baseOf(credentials, service);
+		return sendsKey(credentials, service) && 'url' in base && originOf(base.url) === origin;
+	});
+	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
+	if (styles.some((style) => style.key !== styles[0].key)) {
+		const fields = there.map(
+			(service) => `the ${SERVICES[service].label} (${styles[there.indexOf(service)].name})`,
+		);
+		return {
+			problem: `${fields.join(' and ')} share the origin ${origin} but take the API key in different ways: use one Triptych API credential per service.`,
+		};
+	}
+	return { key: styles[0]?.key };
+}
+
+/**
+ * The credential's `authenticate`: the key added to a request as the service at its origin takes it (and only
+ * there). In `query` style an `apikey` already in the address (a next-page link the service handed out) is
+ * replaced; in `path` style a path that does not end where the key goes gets nothing.
+ */
+export function applyKey(
+	credentials: IDataObject,
+	options: IHttpRequestOptions,
+): IHttpRequestOptions {
+	const raw = String(options.url ?? '');
+	const url = options.baseURL
+		? webAddress(raw.replace(/^\/+/, ''), String(options.baseURL).replace(/\/*$/, '/'))
+		: webAddress(raw);
+	if (!url) {
+		const address = String(options.baseURL ?? raw)
+			.trim()
+			.replace(/\/+$/, '');
+		const entry = SERVICE_NAMES.map((service) => SERVICES[service]).find(
+			({ field }) =>
+				String(credentials[field] ?? '')
+					.trim()
+					.replace(/\/+$/, '') === address,
+		);
+		throw new Error(notWebAddress(entry?.label ?? 'address', address));
+	}
+	const rule = keyRule(credentials, url.origin);
+	if (rule.problem) throw new Error(rule.problem);
+	const key = String(credentials.apiKey ?? '');
+	const moved = (): IHttpRequestOptions => {
+		const out = { ...options, url: url.href };
+		delete out.baseURL;
+		return out;
+	};
+	switch (rule.key?.in) {
+		case 'bearer':
+			return { ...options, headers: { ...options.headers, Authorization: `Bearer ${key}` } };
+		case 'query': {
+			const rest = url.search
+				.slice(1)
+				.split('&')
+				.filter((part) => part && !new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i').test(part));
+			url.search = rest.join('&');
+			return { ...moved(), qs: { ...options.qs, [KEY_PARAMETER]: key } };
+		}
+		case 'path':
+			if (!rule.key.after.some((end) => url.pathname.endsWith(end))) return options;
+			url.pathname += encodeURIComponent(key);
+			return moved();
+		default:
+			return options;
+	}
+}
+
 /** `link` resolved against `current`; `undefined` when it is not an address. */
 export function resolveLink(link: string, current: string): URL | undefined {
-	try {
-		const url = new URL(link, current.endsWith('/') ? current : current + '/');
-		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-	} catch {
-		return undefined;
-	}
+	return webAddress(link, current.endsWith('/') ? current : current + '/');
 }
 
 /** A Location header resolved as browsers do (relative to the address that answered). */
 export function resolveLocation(location: string, current: string): URL | undefined {
-	try {
-		const url = new URL(location, current);
-		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-	} catch {
-		return undefined;
-	}
+	return webAddress(location, current);
 }
 
 export function originOf(url: string): string {

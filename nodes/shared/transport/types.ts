@@ -1,14 +1,6 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-export const CREDENTIALS_TYPE = 'triptychApi';
-
-export type Service = 'trigger' | 'museum' | 'quotes';
-
-export const SERVICES: Record<Service, { field: string; label: string; name: string }> = {
-	trigger: { field: 'triggerUrl', label: 'Trigger URL', name: 'trigger service' },
-	museum: { field: 'museumUrl', label: 'Museum URL', name: 'museum service' },
-	quotes: { field: 'quotesUrl', label: 'Quotes URL', name: 'quotes service' },
-};
+import type { Service } from './services';
 
 /** How one node call talks to a service: time limit, size limit and retry budget. */
 export interface RequestSettings {
@@ -42,6 +34,8 @@ export interface ApiRequest {
 	repeatable: boolean;
 	/** For a request that is not repeatable: why it was not retried and how to make retries safe (shown to the user). */
 	noRetryAdvice?: string;
+	/** Whether a 2xx answer that is not JSON is a success (its text in `ApiResponse.text`) rather than an error */
+	acceptText?: boolean;
 }
 
 export interface ApiResponse {
@@ -49,6 +43,8 @@ export interface ApiResponse {
 	data: unknown;
 	/** The envelope's `message`, when there was one */
 	message?: string;
+	/** A 2xx answer that is not JSON, for a request with `acceptText` (then `data` is undefined) */
+	text?: string;
 	statusCode: number;
 	headers: IDataObject;
 	/** Attempts it took */

@@ -1,0 +1,147 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * The three services, said once: the credential's fields, the client, the credential's `authenticate` and its
+ * Test all read this table. A service is one entry here plus its node; a new key style is one entry in `styles`.
+ */
+
+export const CREDENTIALS_TYPE = 'triptychApi';
+
+export type Service = 'trigger' | 'museum' | 'quotes';
+
+export type Style = 'generic' | 'harvard' | 'iftttWebhooks';
+
+/** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
+export const KEY_PARAMETER = 'apikey';
+
+/**
+ * How a style sends the API key: `bearer` as `Authorization: Bearer <key>`; `query` only as the `apikey` query
+ * parameter; `path` only URL-encoded at the end of a path that ends with one of `after` (never a header).
+ */
+export type KeyPlacement = { in: 'bearer' } | { in: 'query' } | { in: 'path'; after: string[] };
+
+export interface StyleEntry {
+	/** As the choice is shown in the credential */
+	name: string;
+	description: string;
+	key: KeyPlacement;
+	/** The credential Test's request, below the base address; it never changes anything on the service */
+	test: { path: string; qs?: IDataObject };
+}
+
+export interface ServiceEntry {
+	/** The credential field of its base address */
+	field: string;
+	/** That field's label */
+	label: string;
+	/** How messages name it */
+	name: string;
+	placeholder: string;
+	/** The base address field's description */
+	description: string;
+	/** The credential Test checks the first base address filled in, lowest rank first */
+	testRank: number;
+	/** The credential field that chooses how the service takes the key, when it may take it in more than one way */
+	styleField?: string;
+	styleDescription?: string;
+	styles: { generic: StyleEntry } & Partial<Record<Style, StyleEntry>>;
+	/** A credential switch that must be on for the key to be sent at all */
+	keySwitch?: { name: string; displayName: string; description: string };
+}
+
+const BEARER: KeyPlacement = { in: 'bearer' };
+
+export const SERVICES: Record<Service, ServiceEntry> = {
+	trigger: {
+		field: 'triggerUrl',
+		label: 'Trigger URL',
+		name: 'trigger service',
+		placeholder: 'e.g. https://automations.example.com',
+		description:
+			'Base address of the trigger service, e.g. https://maker.ifttt.com for IFTTT. Leave empty if you do not use Fire Automation.',
+		testRank: 3,
+		styleField: 'triggerApi',
+		styleDescription: 'How the trigger service expects the API key and its calls',
+		styles: {
+			generic: {
+				name: 'Generic',
+				description:
+					'POST {Trigger URL}/trigger/{Event} with "Authorization: Bearer <key>". The credential test calls only the root address, never /trigger/.',
+				key: BEARER,
+				test: { path: '/' },
+			},
+			iftttWebhooks: {
+				name: 'IFTTT Webhooks',
+				description:
+					"IFTTT's Maker Webhooks: the key (from IFTTT's Webhooks settings) goes in the address, /trigger/{Event}/with/key/{key}, never in a header. The credential test opens the key's page, /use/{key}, which fires nothing.",
+				key: { in: 'path', after: ['/with/key/', '/use/'] },
+				test: { path: '/use/' },
+			},
+		},
+	},
+	museum: {
+		field: 'museumUrl',
+		label: 'Museum URL',
+		name: 'museum service',
+		placeholder: 'e.g. https://museum-api.example.edu',
+		description:
+			'Base address of the museum service, e.g. https://api.harvardartmuseums.org. Leave empty if you do not use Museum Object Search. The credential test checks this address first (then the Quotes URL, then the Trigger URL).',
+		testRank: 1,
+		styleField: 'museumApi',
+		styleDescription: 'How the museum service expects the API key and its pages',
+		styles: {
+			generic: {
+				name: 'Generic',
+				description:
+					'GET {Museum URL}/object with "Authorization: Bearer <key>", pages of "limit" records',
+				key: BEARER,
+				test: { path: '/object', qs: { limit: 1 } },
+			},
+			harvard: {
+				name: 'Harvard Art Museums API',
+				description:
+					'GET {Museum URL}/object?apikey=<key>: the key only as the "apikey" query parameter, never in a header; pages of "size" (at most 100) records',
+				key: { in: 'query' },
+				test: { path: '/object', qs: { size: 1 } },
+			},
+		},
+	},
+	quotes: {
+		field: 'quotesUrl',
+		label: 'Quotes URL',
+		name: 'quotes service',
+		placeholder: 'e.g. https://quotes.example.com',
+		description:
+			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. Leave empty if you do not use Quote Tags.',
+		testRank: 2,
+		styles: {
+			generic: {
+				name: 'Generic',
+				description: 'GET {Quotes URL}/tags',
+				key: BEARER,
+				test: { path: '/tags', qs: { limit: 1 } },
+			},
+		},
+		keySwitch: {
+			name: 'sendKeyToQuotes',
+			displayName: 'Send API Key to Quotes Service',
+			description:
+				'Whether to send the API key to the quotes service too, as "Authorization: Bearer <key>". Quotable and most quote services take no key: leave this off unless it asks for one.',
+		},
+	},
+};
+
+export const SERVICE_NAMES = Object.keys(SERVICES) as Service[];
+
+/** The style the credential chooses for a service (`generic` when it has no choice or an unknown value). */
+export function styleOf(credentials: IDataObject, service: Service): Style {
+	const { styleField, styles } = SERVICES[service];
+	const chosen = styleField ? credentials[styleField] : undefined;
+	return typeof chosen === 'string' && chosen in styles ? (chosen as Style) : 'generic';
+}
+
+/** Whether the credential sends the key to this service at all. */
+export function sendsKey(credentials: IDataObject, service: Service): boolean {
+	const { keySwitch } = SERVICES[service];
+	return !keySwitch || credentials[keySwitch.name] === true;
+}
