@@ -15,9 +15,13 @@ export type HarvardServerOptions = Omit<
 	records?: MuseumServerOptions['records'];
 };
 
+/** Harvard's images live on a host of their own: without an image host given, the records point there. */
+const IMAGE_HOST = 'https://nrs.harvard.edu/urn-3:HUAM';
+
 export async function startHarvardServer(
 	options: HarvardServerOptions = {},
 ): Promise<MuseumServer> {
 	const records = options.records ?? loadMuseumRecords({ source: 'auto', max: 500 });
-	return await startMuseumServer({ ...options, records, harvard: true });
+	const imageBaseUrl = options.imageBaseUrl ?? IMAGE_HOST;
+	return await startMuseumServer({ ...options, records, imageBaseUrl, harvard: true });
 }

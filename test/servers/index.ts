@@ -8,3 +8,4 @@ export * from './quotes';
 export * from './images';
 export * from './ratelimit';
 export * from './hostile';
+export * from './real';

@@ -22,6 +22,8 @@ export interface MuseumMode extends BaseMode {
 	endlessNext: boolean;
 	/** Each page starts with the last record of the previous page (pages overlap by one). */
 	duplicateAcrossPages: boolean;
+	/** `info` has only page, next and prev links (no totalrecords, no pages): a client can only follow `next`. */
+	linksOnly: boolean;
 	/** Ignore `limit` and its cap: every page holds up to `hugePageSize` records. */
 	hugePage: boolean;
 	hugePageSize: number;
@@ -189,6 +191,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 			endlessNext: false,
 			duplicateAcrossPages: false,
 			hugePage: false,
+			linksOnly: false,
 			hugePageSize: options.hugePageSize ?? 1000,
 			shape: harvard ? 'plain' : 'envelope',
 		},
@@ -240,9 +243,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 				return `${baseUrl}${url.pathname}?${params}`;
 			};
 			const info = {
-				totalrecordsperquery: size,
-				totalrecords: total,
-				pages,
+				...(mode.linksOnly ? {} : { totalrecordsperquery: size, totalrecords: total, pages }),
 				page: total === 0 && !mode.endlessNext ? 0 : page,
 				...(hasNext ? { next: link(page + 1) } : {}),
 				...(page > 1 && page - 1 <= pages ? { prev: link(page - 1) } : {}),
