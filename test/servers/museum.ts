@@ -1,9 +1,11 @@
 /**
- * Harvard-style museum object search: GET /object?q=&limit=&page=&person=&classification=&period=&color=&hasimage=&sort=&sortorder=&fields=
- * Answers {status:"success", data:{info, records}, message:"OK"} (or another `shape` mode).
+ * Museum object search: GET /object?q=&limit=&page=&person=&classification=&period=&color=&hasimage=&sort=&sortorder=&fields=
+ * Answers {status:"success", data:{info, records}, message:"OK"} (or another `shape` mode). With `harvard` it is
+ * the Harvard Art Museums API instead (see harvard.ts).
  */
 import {
 	BaseMode,
+	DEFAULT_API_KEY,
 	HttpError,
 	TestServer,
 	createTestServer,
@@ -20,11 +22,13 @@ export interface MuseumMode extends BaseMode {
 	endlessNext: boolean;
 	/** Each page starts with the last record of the previous page (pages overlap by one). */
 	duplicateAcrossPages: boolean;
+	/** `info` has only page, next and prev links (no totalrecords, no pages): a client can only follow `next`. */
+	linksOnly: boolean;
 	/** Ignore `limit` and its cap: every page holds up to `hugePageSize` records. */
 	hugePage: boolean;
 	hugePageSize: number;
-	/** envelope: data.records (default); dataArray: data is the array; bareArray: body is the array; weird: data is {items, info}. */
-	shape: 'envelope' | 'dataArray' | 'bareArray' | 'weird';
+	/** envelope: data.records (default); plain: body is {info, records} (Harvard's default); dataArray: data is the array; bareArray: body is the array; weird: data is {items, info}. */
+	shape: 'envelope' | 'plain' | 'dataArray' | 'bareArray' | 'weird';
 }
 
 export interface MuseumServerOptions {
@@ -36,6 +40,11 @@ export interface MuseumServerOptions {
 	hugePageSize?: number;
 	/** Default true. */
 	requireKey?: boolean;
+	/**
+	 * Harvard Art Museums API: the key only as the `apikey` query parameter (a Bearer header alone, or a wrong key,
+	 * gets 401), pages of `size` (default 10, at most 100; `limit` is ignored), `shape` 'plain' by default.
+	 */
+	harvard?: boolean;
 }
 
 export type MuseumServer = TestServer<MuseumMode>;
@@ -173,23 +182,31 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		return Object.fromEntries(fields.filter((f) => f in r).map((f) => [f, r[f]]));
 	}
 
+	const harvard = options.harvard ?? false;
+	const apiKey = options.apiKey ?? DEFAULT_API_KEY;
 	return createTestServer<MuseumMode>({
-		apiKey: options.apiKey,
-		requireKey: options.requireKey ?? true,
+		apiKey,
+		requireKey: !harvard && (options.requireKey ?? true),
 		modeDefaults: {
 			endlessNext: false,
 			duplicateAcrossPages: false,
 			hugePage: false,
+			linksOnly: false,
 			hugePageSize: options.hugePageSize ?? 1000,
-			shape: 'envelope',
+			shape: harvard ? 'plain' : 'envelope',
 		},
 		handle({ req, url, recorded, mode, baseUrl }) {
+			if (harvard && one(recorded.query, 'apikey') !== apiKey)
+				return json(401, { error: 'Unauthorized: a valid apikey query parameter is required' });
 			if (url.pathname.replace(/\/+$/, '') !== '/object')
 				return failEnvelope(404, `Not found: ${url.pathname}`);
 			if (req.method !== 'GET' && req.method !== 'HEAD')
 				return failEnvelope(405, 'Method not allowed', { allow: 'GET' });
 			const query = recorded.query;
-			const requested = positiveInt(one(query, 'limit') ?? one(query, 'size'), 'limit') ?? 10;
+			const requested =
+				(harvard
+					? positiveInt(one(query, 'size'), 'size')
+					: positiveInt(one(query, 'limit') ?? one(query, 'size'), 'limit')) ?? 10;
 			const page = positiveInt(one(query, 'page'), 'page') ?? 1;
 			const size = mode.hugePage ? mode.hugePageSize : Math.min(requested, MAX_PAGE_SIZE);
 			const fields = one(query, 'fields')
@@ -226,9 +243,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 				return `${baseUrl}${url.pathname}?${params}`;
 			};
 			const info = {
-				totalrecordsperquery: size,
-				totalrecords: total,
-				pages,
+				...(mode.linksOnly ? {} : { totalrecordsperquery: size, totalrecords: total, pages }),
 				page: total === 0 && !mode.endlessNext ? 0 : page,
 				...(hasNext ? { next: link(page + 1) } : {}),
 				...(page > 1 && page - 1 <= pages ? { prev: link(page - 1) } : {}),
@@ -242,6 +257,8 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					return json(200, out);
 				case 'weird':
 					return success({ items: out, meta: info });
+				case 'plain':
+					return json(200, { info, records: out });
 				default:
 					return success({ info, records: out });
 			}

@@ -1,6 +1,7 @@
 /**
  * Quotable-style tag list: GET /tags?q=&limit=&sortBy=&order=|sortOrder=
  * Answers a bare JSON array like the real Quotable, or {status:"success", data:[...], message:"OK"} with `envelope: true`.
+ * With `quotable: true` it is Quotable's own /tags: every tag whatever q and limit say (it has neither).
  */
 import {
 	BaseMode,
@@ -24,6 +25,8 @@ export interface QuotesServerOptions {
 	envelope?: boolean;
 	/** Require the Bearer key. Default false. */
 	requireKey?: boolean;
+	/** Ignore q and limit, as Quotable does. Default false. */
+	quotable?: boolean;
 }
 
 export type QuotesServer = TestServer<QuotesMode>;
@@ -54,7 +57,7 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 				(req.method !== 'GET' && req.method !== 'HEAD')
 			)
 				return notFound();
-			const query = recorded.query;
+			const query = options.quotable ? { ...recorded.query, q: '', limit: '' } : recorded.query;
 			const limit = positiveInt(one(query, 'limit'), 'limit');
 			const sortBy: SortField = SORT_FIELDS.find((f) => f === one(query, 'sortBy')) ?? 'name';
 			const order = one(query, 'sortOrder') ?? one(query, 'order') ?? '';
