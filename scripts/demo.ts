@@ -1,14 +1,16 @@
 /**
- * The main job (`npm run demo`): starts local demo servers for the three APIs on 127.0.0.1 (with the real open data
- * of ../shared/data when it is there, the project's own fixtures otherwise), runs every example workflow of
- * examples/ through n8n's execution engine with the built package, and prints what each node produced.
+ * The main job (`npm run demo`): starts local demo servers for the three APIs on 127.0.0.1, and stand-ins of the
+ * real services they are modelled on (Harvard Art Museums, IFTTT Webhooks, Quotable), with the real open data of
+ * ../shared/data when it is there, the project's own fixtures otherwise; runs every example workflow of examples/
+ * through n8n's execution engine with the built package (each with the credential it is written for), and prints
+ * what each node produced.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { ROOT, runWorkflow } from '../test/harness/engine';
 import { CREDENTIAL_TYPE, credentialData, startServices } from './e2e/scenarios';
-import { hasSharedData } from '../test/servers';
+import { REAL_EXAMPLES, hasSharedData, startRealServices } from '../test/servers';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 function summarize(items: INodeExecutionData[]): string {
@@ -28,9 +30,9 @@ function summarize(items: INodeExecutionData[]): string {
 
 async function main() {
 	const started = Date.now();
-	const real = hasSharedData();
+	const realData = hasSharedData();
 	console.log(
-		real
+		realData
 			? 'Data: real open data from ../shared/data (Tate and Carnegie Museum of Art records, Quotable tags)'
 			: 'Data: the project fixtures (../shared/data is not here)',
 	);
@@ -39,7 +41,15 @@ async function main() {
 	console.log(
 		`Servers: museum ${museum.url}, quotes ${quotes.url}, trigger ${trigger.url}, images ${images.url}\n`,
 	);
-	const credentials = { [CREDENTIAL_TYPE]: credentialData(services) };
+	const real = await startRealServices('auto');
+	console.log(
+		`Stand-ins: Harvard Art Museums API ${real.harvard.url}, IFTTT Webhooks ${real.ifttt.url}, Quotable ${real.quotable.url}\n`,
+	);
+	const credentialFor = (file: string) => ({
+		[CREDENTIAL_TYPE]:
+			REAL_EXAMPLES.find((e) => e.file === `examples/${file}`)?.credential(real) ??
+			credentialData(services),
+	});
 
 	const dir = path.join(ROOT, 'examples');
 	const files = fs.existsSync(dir)
@@ -54,7 +64,7 @@ async function main() {
 			const workflow = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as IDataObject;
 			console.log(`━━ ${workflow.name ?? file} (examples/${file})`);
 			const t = Date.now();
-			const result = await runWorkflow(workflow as never, { credentials });
+			const result = await runWorkflow(workflow as never, { credentials: credentialFor(file) });
 			for (const name of result.order) {
 				const error = result.error(name);
 				console.log(
@@ -80,10 +90,16 @@ async function main() {
 					.join(''),
 		);
 		console.log(
+			`IFTTT Webhooks stand-in fired ${real.ifttt.deliveries.length} event(s)` +
+				real.ifttt.deliveries
+					.map((d) => `\n  ${d.event} (${d.route} route) ${JSON.stringify(d.values ?? d.payload)}`)
+					.join(''),
+		);
+		console.log(
 			`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`,
 		);
 	} finally {
-		await services.close();
+		await Promise.all([services.close(), real.close()]);
 	}
 	console.log(
 		`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`,

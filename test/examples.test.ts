@@ -10,7 +10,15 @@ import type { IConnections, INode } from 'n8n-workflow';
 
 import type { INodeProperties, INodePropertyCollection, INodeType } from 'n8n-workflow';
 
-import { loadPackage, runWorkflow } from './harness/engine';
+import { loadPackage, logs, runWorkflow } from './harness/engine';
+import { keySightings } from './museum/setup';
+import {
+	REAL_EXAMPLES,
+	type RealServices,
+	loadMuseumRecords,
+	loadQuoteTags,
+	startRealServices,
+} from './servers';
 import {
 	type Item,
 	type RunView,
@@ -27,6 +35,10 @@ import {
 } from './scenarios';
 
 let services: Services;
+const FILES = [
+	...SCENARIOS.map((s) => [s.key, s.file]),
+	...REAL_EXAMPLES.map((e) => [e.file.replace(/^examples\/|\.json$/g, ''), e.file]),
+];
 
 beforeAll(async () => {
 	services = await startServices();
@@ -56,71 +68,63 @@ async function run(key: string): Promise<RunView> {
 }
 
 describe('example workflows', () => {
-	test.each(SCENARIOS.map((s) => [s.key, s.file]))(
-		'%s (%s) has credentials left as placeholders',
-		(_key, file) => {
-			const wf = readWorkflow(file);
-			const refs = wf.nodes
-				.filter((n) => n.type.startsWith('n8n-nodes-triptych.'))
-				.map((n) => n.credentials?.[CREDENTIAL_TYPE]);
-			expect(refs.length).toBeGreaterThan(0);
-			for (const ref of refs)
-				expect(ref).toEqual({ id: PLACEHOLDER_CREDENTIAL_ID, name: 'Triptych API account' });
-			expect(JSON.stringify(wf)).not.toContain(services.apiKey);
-		},
-	);
+	test.each(FILES)('%s (%s) has credentials left as placeholders', (_key, file) => {
+		const wf = readWorkflow(file);
+		const refs = wf.nodes
+			.filter((n) => n.type.startsWith('n8n-nodes-triptych.'))
+			.map((n) => n.credentials?.[CREDENTIAL_TYPE]);
+		expect(refs.length).toBeGreaterThan(0);
+		for (const ref of refs)
+			expect(ref).toEqual({ id: PLACEHOLDER_CREDENTIAL_ID, name: 'Triptych API account' });
+		expect(JSON.stringify(wf)).not.toContain(services.apiKey);
+	});
 
 	// n8n drops parameters a node does not declare: a renamed parameter would silently fall back to its default
-	test.each(SCENARIOS.map((s) => [s.key, s.file]))(
-		'%s (%s) uses only parameters the built nodes declare',
-		async (_key, file) => {
-			const { pkg } = await loadPackage();
-			const unknown: string[] = [];
-			const walk = (
-				values: Record<string, unknown>,
-				properties: INodeProperties[],
-				where: string,
-			) => {
-				for (const [name, value] of Object.entries(values)) {
-					const property = properties.find((p) => p.name === name);
-					if (!property) {
-						unknown.push(`${where}${name}`);
-						continue;
-					}
-					if (property.type === 'collection' && value && typeof value === 'object') {
-						walk(
-							value as Record<string, unknown>,
-							property.options as INodeProperties[],
-							`${where}${name}.`,
+	test.each(FILES)('%s (%s) uses only parameters the built nodes declare', async (_key, file) => {
+		const { pkg } = await loadPackage();
+		const unknown: string[] = [];
+		const walk = (
+			values: Record<string, unknown>,
+			properties: INodeProperties[],
+			where: string,
+		) => {
+			for (const [name, value] of Object.entries(values)) {
+				const property = properties.find((p) => p.name === name);
+				if (!property) {
+					unknown.push(`${where}${name}`);
+					continue;
+				}
+				if (property.type === 'collection' && value && typeof value === 'object') {
+					walk(
+						value as Record<string, unknown>,
+						property.options as INodeProperties[],
+						`${where}${name}.`,
+					);
+				}
+				if (property.type === 'fixedCollection' && value && typeof value === 'object') {
+					for (const [group, entries] of Object.entries(value as Record<string, unknown>)) {
+						const option = (property.options as INodePropertyCollection[]).find(
+							(o) => o.name === group,
 						);
-					}
-					if (property.type === 'fixedCollection' && value && typeof value === 'object') {
-						for (const [group, entries] of Object.entries(value as Record<string, unknown>)) {
-							const option = (property.options as INodePropertyCollection[]).find(
-								(o) => o.name === group,
-							);
-							if (!option) {
-								unknown.push(`${where}${name}.${group}`);
-								continue;
-							}
-							for (const entry of Array.isArray(entries) ? entries : [entries]) {
-								walk(entry as Record<string, unknown>, option.values, `${where}${name}.${group}.`);
-							}
+						if (!option) {
+							unknown.push(`${where}${name}.${group}`);
+							continue;
+						}
+						for (const entry of Array.isArray(entries) ? entries : [entries]) {
+							walk(entry as Record<string, unknown>, option.values, `${where}${name}.${group}.`);
 						}
 					}
 				}
-			};
-			const nodes = readWorkflow(file).nodes.filter((n) =>
-				n.type.startsWith('n8n-nodes-triptych.'),
-			);
-			for (const n of nodes) {
-				const type = pkg.nodeTypes[n.type.split('.')[1]]?.type as INodeType | undefined;
-				expect(type).toBeDefined();
-				walk(n.parameters, type!.description.properties, `${n.name}: `);
 			}
-			expect(unknown).toEqual([]);
-		},
-	);
+		};
+		const nodes = readWorkflow(file).nodes.filter((n) => n.type.startsWith('n8n-nodes-triptych.'));
+		for (const n of nodes) {
+			const type = pkg.nodeTypes[n.type.split('.')[1]]?.type as INodeType | undefined;
+			expect(type).toBeDefined();
+			walk(n.parameters, type!.description.properties, `${n.name}: `);
+		}
+		expect(unknown).toEqual([]);
+	});
 
 	test.each(SCENARIOS.map((s) => [s.key, s.title]))('%s: %s', async (key) => {
 		const scenario = SCENARIOS.find((s) => s.key === key)!;
@@ -131,5 +135,70 @@ describe('example workflows', () => {
 			expect(before).toBeGreaterThan(0);
 			await scenario.recheck(await run(key), services, before);
 		}
+	});
+});
+
+describe('example workflows for the real services, against their stand-ins', () => {
+	let real: RealServices;
+	beforeAll(async () => (real = await startRealServices()));
+	afterAll(async () => await real.close());
+	beforeEach(() => {
+		real.reset();
+		logs.length = 0;
+	});
+
+	async function run(file: string) {
+		const wf = withCredential(readWorkflow(file), 'harness-credential', 'Triptych (test)');
+		const credential = REAL_EXAMPLES.find((e) => e.file === file)!.credential(real);
+		const result = await runWorkflow(
+			{ nodes: wf.nodes as unknown as INode[], connections: wf.connections as IConnections },
+			{ credentials: { [CREDENTIAL_TYPE]: credential } },
+		);
+		expect(result.workflowError).toBeUndefined();
+		expect(keySightings(result, real.apiKey)).toEqual([]);
+		return (node: string) => result.output(node).map((i) => i.json);
+	}
+
+	test('Harvard Art Museums: prints with images, the key only as apikey', async () => {
+		const output = await run('examples/harvard-art-museums.json');
+		const prints = loadMuseumRecords({ source: 'fixture' }).filter(
+			(r) => r.classification === 'Prints' && r.imagecount > 0,
+		);
+		const captions = output('Caption').map((c) => String(c.caption));
+		expect(captions).toHaveLength(Math.min(10, prints.length));
+		captions.forEach((caption, n) => expect(caption.startsWith(`${prints[n].title}, `)).toBe(true));
+		expect(real.harvard.requests.map((r) => [r.query, r.headers.authorization])).toEqual([
+			[
+				{ apikey: real.apiKey, classification: 'Prints', hasimage: '1', size: '10', page: '1' },
+				undefined,
+			],
+		]);
+	});
+
+	test('IFTTT Webhooks: door_opened fired once on the classic route', async () => {
+		const output = await run('examples/ifttt-webhooks.json');
+		expect(output('Notify via IFTTT')).toEqual([
+			{
+				accepted: true,
+				statusCode: 200,
+				text: "Congratulations! You've fired the door_opened event",
+			},
+		]);
+		expect(real.ifttt.deliveries).toEqual([
+			expect.objectContaining({
+				event: 'door_opened',
+				route: 'classic',
+				values: { value1: 'Front door', value2: '21', value3: expect.any(String) },
+			}),
+		]);
+	});
+
+	test('Quotable: the ten most quoted tags, in one line', async () => {
+		const output = await run('examples/quotable-tags.json');
+		const top = loadQuoteTags('fixture')
+			.sort((a, b) => b.quoteCount - a.quoteCount || a.name.localeCompare(b.name))
+			.slice(0, 10);
+		expect(output('One Line')).toEqual([{ tags: top.map((t) => t.name) }]);
+		expect(real.quotable.requests[0].headers.authorization).toBeUndefined();
 	});
 });

@@ -18,12 +18,42 @@ export const KEY_EXAMPLE = 'order-{{ $json.orderNumber }}';
 
 /** Everything one item sends, checked before anything is sent. */
 export interface TriggerRequest {
-	path: string;
-	qs?: IDataObject;
-	/** The JSON body; "{}" as text when empty, because n8n drops an empty object body and would send nothing */
-	body: IDataObject | string;
+	event: string;
+	/** The JSON payload, without q and limit */
+	payload: IDataObject;
+	/** q and limit, those given */
+	params: IDataObject;
+	/** Query In: JSON Body Fields */
+	paramsInBody: boolean;
 	headers: IDataObject;
 	idempotencyKey?: string;
+}
+
+/** IFTTT's classic route takes these fields (its ingredients Value1..Value3); any other body needs its /json/ route. */
+const IFTTT_VALUES = /^value[123]$/;
+
+/**
+ * Path, query and body of one call. IFTTT Webhooks: the path ends in /with/key/ (the credential adds the key), and
+ * q and limit always go in the query string, which IFTTT ignores, so they never decide the route.
+ */
+export function wireRequest(
+	request: TriggerRequest,
+	ifttt: boolean,
+): { path: string; qs?: IDataObject; body: IDataObject | string } {
+	const hasParams = Object.keys(request.params).length > 0;
+	const inBody = hasParams && request.paramsInBody && !ifttt;
+	const body = inBody ? { ...request.payload, ...request.params } : request.payload;
+	const keys = Object.keys(body);
+	const event = encodeURIComponent(request.event);
+	const path = !ifttt
+		? `/trigger/${event}`
+		: `/trigger/${event}/${keys.every((k) => IFTTT_VALUES.test(k)) ? '' : 'json/'}with/key/`;
+	// "{}" as text: n8n drops an empty object body and would send nothing
+	return {
+		path,
+		...(hasParams && !inBody ? { qs: request.params } : {}),
+		body: keys.length ? body : '{}',
+	};
 }
 
 function isPlainObject(value: unknown): value is IDataObject {
@@ -62,20 +92,27 @@ export function buildRequest(
 	const params: IDataObject = {};
 	if (q) params.q = q;
 	if (limit !== undefined) params.limit = limit;
-	const inBody = readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body';
-
-	let body = getPayload(ctx, i);
-	if (inBody && Object.keys(params).length) body = { ...body, ...params };
-
 	const headers: IDataObject = { 'Content-Type': 'application/json' };
 	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
 	return {
-		path: '/trigger/' + encodeURIComponent(event),
-		...(!inBody && Object.keys(params).length ? { qs: params } : {}),
-		body: Object.keys(body).length ? body : '{}',
+		event,
+		payload: getPayload(ctx, i),
+		params,
+		paramsInBody: readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body',
 		headers,
 		...(idempotencyKey ? { idempotencyKey } : {}),
 	};
+}
+
+/** In IFTTT style the event is part of the address: without it there is nothing to call. */
+export function eventRequired(ctx: IExecuteFunctions, i: number): Error {
+	return fieldError(
+		ctx,
+		'"Event"',
+		i,
+		'is empty, but IFTTT Webhooks needs an event name',
+		'IFTTT fires the applets of an event: give its name, e.g. door_opened (Trigger API is IFTTT Webhooks in the credential).',
+	);
 }
 
 const executionKeys = new WeakMap<object, string>();

@@ -8,7 +8,7 @@ import { type ImageRef, attachImages } from './images';
 import { type SearchPlan, readPlan } from './plan';
 import { imageUrlOf, isRecord, pick, readPage, recordKey, simplify } from './records';
 
-/** The largest page the service hands out (Harvard-style services cap `size`/`limit` at 100). */
+/** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
 /**
  * Pages of one search asked for at once: enough to hide the latency of a distant service (45 pages at 50 ms take
@@ -57,6 +57,9 @@ async function search(
 				? (record: IDataObject) => record
 				: (record: IDataObject) => pick(record, plan.selected!);
 
+	// Harvard Art Museums API: pages of `size` (it ignores `limit`); its next links carry the key, which the
+	// credential strips and adds again
+	const sizeParameter = (await client.style('museum')) === 'harvard' ? 'size' : 'limit';
 	const result = await fetchAllPages({
 		limit: plan.limit,
 		maxPageSize: MAX_PAGE_SIZE,
@@ -74,7 +77,7 @@ async function search(
 							service: 'museum',
 							method: 'GET',
 							path: '/object',
-							qs: { ...plan.qs, limit: size, page },
+							qs: { ...plan.qs, [sizeParameter]: size, page },
 							repeatable: true,
 						},
 				plan.settings,
@@ -85,7 +88,7 @@ async function search(
 				throw new NodeApiError(node, { message: 'unexpected body shape' } as JsonObject, {
 					message: `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
 					description:
-						'Expected {"status": "success", "data": {"info": {...}, "records": [...]}}, "data" as a list of records, or a bare list. Check the Museum URL in the Triptych API credentials.',
+						'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
 					itemIndex: i,
 				});
 			}

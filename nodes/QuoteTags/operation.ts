@@ -11,6 +11,8 @@ import { parameter } from '../shared/parameters';
 
 export interface TagSearch {
 	qs: IDataObject;
+	/** Search, as compared with tag names */
+	q?: string;
 	limit?: number;
 	/** Set when the user asked for an order: the node sorts the answer itself */
 	sort?: { by: SortField; order: 'asc' | 'desc' };
@@ -43,7 +45,13 @@ export function quoteTagsOperation(
 				if (options.order !== undefined) qs.order = order;
 				sort = { by, order };
 			}
-			return { qs, limit, sort, settings: getRequestSettings(ctx, i, options) };
+			return {
+				qs,
+				...(q ? { q: words(q) } : {}),
+				limit,
+				sort,
+				settings: getRequestSettings(ctx, i, options),
+			};
 		},
 
 		async run(search, i): Promise<INodeExecutionData[]> {
@@ -61,10 +69,16 @@ export function quoteTagsOperation(
 					itemIndex: i,
 				});
 			}
-			const objects = tags.map((tag) =>
+			let objects = tags.map((tag) =>
 				typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
 			);
-			// The service may ignore sorting and "limit" (the best-known one ignores limit): the node sorts and cuts itself.
+			// The service may ignore q, sorting and limit (the best-known one, Quotable, has none but sorting): the node
+			// keeps the tags whose name or slug has the search text, sorts and cuts itself.
+			const q = search.q;
+			if (q)
+				objects = objects.filter((tag) =>
+					[tag.name, tag.slug].some((v) => typeof v === 'string' && words(v).includes(q)),
+				);
 			if (search.sort) sortTags(objects, search.sort.by, search.sort.order);
 			const kept = search.limit === undefined ? objects : objects.slice(0, search.limit);
 			return kept.map((json) => ({ json }));
@@ -93,6 +107,17 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 		return a.index - b.index;
 	});
 	keyed.forEach((entry, n) => (tags[n] = entry.tag));
+}
+
+/** Lower-case words without accents: "Famous Quotes", "famous-quotes" and "famousQuotes" all become "famous quotes". */
+function words(text: string): string {
+	return text
+		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+		.normalize('NFKD')
+		.replace(/[\u0300-\u036f]/g, '')
+		.toLowerCase()
+		.replace(/[^\p{L}\p{N}]+/gu, ' ')
+		.trim();
 }
 
 function tagList(data: unknown): unknown[] | undefined {

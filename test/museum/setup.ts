@@ -1,7 +1,7 @@
 /** Shared helpers of the Museum Object Search tests: credentials, a one-node workflow, dumps for leak checks. */
 import type { IDataObject, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
 
-import { chain, manualTrigger, node, runWorkflow, type RunResult } from '../harness/engine';
+import { chain, logs, manualTrigger, node, runWorkflow, type RunResult } from '../harness/engine';
 import { DEFAULT_API_KEY } from '../servers';
 
 export const KEY = DEFAULT_API_KEY;
@@ -43,4 +43,10 @@ export function dump(result: RunResult): string {
 	return JSON.stringify(result.run, (_k, v: unknown) =>
 		v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
 	);
+}
+
+/** Where the key shows in a run (its output, errors and their details) or the captured logs, as is or URL-encoded. */
+export function keySightings(result: RunResult, key: string): string[] {
+	const text = dump(result) + JSON.stringify(logs);
+	return [key, encodeURIComponent(key)].filter((form) => text.includes(form));
 }

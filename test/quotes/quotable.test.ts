@@ -1,0 +1,76 @@
+/**
+ * Quote Tags against Quotable's own /tags (a bare list, no key, q and limit ignored): it works as it comes; the
+ * node itself keeps the tags matching Search, sorts and cuts to Limit; errors come as {statusCode, statusMessage}.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
+import { keySightings } from '../museum/setup';
+import {
+	DEFAULT_API_KEY as KEY,
+	type QuotesServer,
+	loadQuoteTags,
+	startQuotesServer,
+} from '../servers';
+
+const TAGS = loadQuoteTags();
+let server: QuotesServer;
+
+beforeAll(async () => (server = await startQuotesServer({ quotable: true })));
+afterAll(async () => await server.close());
+beforeEach(() => {
+	server.reset();
+	logs.length = 0;
+});
+
+const tags = async (params: IDataObject, quotesUrl = server.url) =>
+	await runWorkflow(chain(manualTrigger('Start'), node('quoteTags', 'Tags', params)), {
+		credentials: { triptychApi: { apiKey: KEY, quotesUrl, sendKeyToQuotes: false } },
+	});
+const byName = [...TAGS].sort((a, b) => a.name.localeCompare(b.name));
+const byCount = [...byName].sort((a, b) => b.quoteCount - a.quoteCount);
+
+test.each([
+	['every tag', { returnAll: true }, {}, byName],
+	[
+		'Search and Limit: the node filters and cuts',
+		{ q: 'WIS', limit: 1 },
+		{ q: 'WIS', limit: '1' },
+		byName.filter((t) => /wis/i.test(t.name)).slice(0, 1),
+	],
+	[
+		'a Search matching the slug',
+		{ q: 'famous-quotes', returnAll: true },
+		{ q: 'famous-quotes' },
+		byName.filter((t) => t.slug === 'famous-quotes'),
+	],
+	[
+		'sorted by quote count',
+		{ limit: 3, options: { sortBy: 'quoteCount' } },
+		{ limit: '3', sortBy: 'quoteCount' },
+		byCount.slice(0, 3),
+	],
+])('%s', async (_name, params, query, expected) => {
+	const result = await tags(params);
+	const out = result.output('Tags').map((i) => i.json);
+	expect(out.map((t) => t.name)).toEqual(expected.map((t) => t.name));
+	if (expected.length)
+		expect(Object.keys(out[0]).sort()).toEqual([
+			'_id',
+			'dateAdded',
+			'dateModified',
+			'name',
+			'quoteCount',
+			'slug',
+		]);
+	expect(server.requests).toHaveLength(1);
+	expect(server.requests[0].query).toEqual(query);
+	expect(server.requests[0].headers.authorization).toBeUndefined();
+	expect(keySightings(result, KEY)).toEqual([]);
+});
+
+test('a wrong path: a clear HTTP 404', async () => {
+	const error = (await tags({ returnAll: true }, `${server.url}/v1`)).error('Tags')!;
+	expect(error.httpCode).toBe('404');
+	expect(error.message).toMatch(/quotes service answered HTTP 404.*\[item 0\]$/);
+});
