@@ -4,6 +4,8 @@
  * path, the Congratulations text as success, the Event required, the 401 turned into a clear message, retries
  * and idempotency as in the generic style, one firing per item, and the key nowhere in output, errors or logs.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { logs } from '../harness/engine';
 import {
 	type IftttServer,
@@ -34,6 +36,10 @@ const fields = (values: Record<string, string>) => ({
 	payload: 'fields',
 	fields: { values: Object.entries(values).map(([name, value]) => ({ name, value })) },
 });
+const fire = async (params: IDataObject, credentials: IDataObject = IFTTT, opts = {}) =>
+	await runTrigger(ifttt, { event: 'door_opened', ...params }, { credentials, ...opts });
+const outputOf = (result: Awaited<ReturnType<typeof fire>>) =>
+	result.output(NODE).map((i) => i.json);
 const congratulations = (json = false) => ({
 	accepted: true,
 	statusCode: 200,
@@ -62,13 +68,9 @@ describe('IFTTT Webhooks style', () => {
 			{ route: 'classic', values: { value1: 'front' } },
 		],
 	])('%s', async (_name, params, query, delivery) => {
-		const result = await runTrigger(
-			ifttt,
-			{ event: 'door_opened', ...params },
-			{ credentials: IFTTT },
-		);
+		const result = await fire(params);
 		const json = delivery.route === 'json';
-		expect(result.output(NODE).map((i) => i.json)).toEqual([congratulations(json)]);
+		expect(outputOf(result)).toEqual([congratulations(json)]);
 		expect(ifttt.deliveries).toEqual([
 			expect.objectContaining({ event: 'door_opened', ...delivery }),
 		]);
@@ -84,13 +86,11 @@ describe('IFTTT Webhooks style', () => {
 	test('the Event is required: checked for every item before any call', async () => {
 		const params = { event: '={{ $json.event }}' };
 		const items = [{ event: 'door_opened' }, { event: '' }];
-		const stopped = await runTrigger(ifttt, params, { credentials: IFTTT, items });
+		const stopped = await fire(params, IFTTT, { items });
 		expect(stopped.error(NODE)?.message).toMatch(/^"Event" is empty.*IFTTT Webhooks.*\[item 1\]$/);
 		expect(ifttt.requests).toHaveLength(0);
 
-		const extra = { continueOnFail: true };
-		const result = await runTrigger(ifttt, params, { credentials: IFTTT, items, extra });
-		const out = result.output(NODE).map((i) => i.json);
+		const out = outputOf(await fire(params, IFTTT, { items, extra: { continueOnFail: true } }));
 		expect(out[0]).toEqual(congratulations());
 		expect(out[1].error).toMatch(/"Event" is empty/);
 		expect(ifttt.deliveries).toHaveLength(1);
@@ -111,7 +111,7 @@ describe('IFTTT Webhooks style', () => {
 		],
 	])('%s: a clear error, without the key', async (_name, change, status, message) => {
 		const credentials = { ...IFTTT, ...change() };
-		const result = await runTrigger(ifttt, { event: 'door_opened' }, { credentials });
+		const result = await fire({}, credentials);
 		const error = result.error(NODE)!;
 		expect(error.httpCode).toBe(status);
 		expect(error.message).toMatch(message);
@@ -132,14 +132,10 @@ describe('IFTTT Webhooks style', () => {
 		['HTTP 429: retried without a key, fired once', { status: 429 }, {}, 2, 1],
 	])('%s', async (_name, fault, options, requests, deliveries) => {
 		ifttt.fail({ kind: 'status', retryAfter: '0', ...fault });
-		const result = await runTrigger(
-			ifttt,
-			{ event: 'door_opened', options: { ...FAST, ...options } },
-			{ credentials: IFTTT },
-		);
+		const result = await fire({ options: { ...FAST, ...options } });
 		expect(ifttt.requests).toHaveLength(requests);
 		expect(ifttt.deliveries).toHaveLength(deliveries);
-		if (deliveries) expect(result.output(NODE).map((i) => i.json)).toEqual([congratulations()]);
+		if (deliveries) expect(outputOf(result)).toEqual([congratulations()]);
 		else expect(result.error(NODE)?.description).toMatch(/The node did not retry/);
 		expect(keySightings(result, KEY)).toEqual([]);
 	});
@@ -152,7 +148,7 @@ test('a generic trigger service answering text: accepted, fired once', async () 
 		{ event: 'door_opened' },
 		{ credentials: { apiKey: KEY } },
 	);
-	expect(result.output(NODE).map((i) => i.json)).toEqual([
+	expect(outputOf(result)).toEqual([
 		{ accepted: true, statusCode: 200, text: "Congratulations! You've fired the event" },
 	]);
 	expect(generic.requests).toHaveLength(1);
