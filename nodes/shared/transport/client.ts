@@ -124,10 +124,7 @@ export class TriptychClient {
 		const base = { url: checked.url, origin: originOf(checked.url) };
 		const { problem } = keyRule(credentials, base.origin);
 		if (problem) {
-			throw fail([
-				`The API key cannot be sent to ${base.origin}`,
-				`${problem[0].toUpperCase()}${problem.slice(1)}`,
-			]);
+			throw fail([`The API key cannot be sent to ${base.origin}`, problem]);
 		}
 		this.bases.set(service, base);
 		return base;

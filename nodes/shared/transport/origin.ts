@@ -84,12 +84,9 @@ export function keyRule(
 	});
 	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
 	if (styles.some((style) => style.key !== styles[0].key)) {
-		const fields = there.map(
-			(service) => `the ${SERVICES[service].label} (${styles[there.indexOf(service)].name})`,
-		);
-		return {
-			problem: `${fields.join(' and ')} share the origin ${origin} but take the API key in different ways: use one Triptych API credential per service.`,
-		};
+		const fields = there.map((service, n) => `the ${SERVICES[service].label} (${styles[n].name})`);
+		const text = `${fields.join(' and ')} share the origin ${origin} but take the API key in different ways: use one Triptych API credential per service.`;
+		return { problem: text.charAt(0).toUpperCase() + text.slice(1) };
 	}
 	return { key: styles[0]?.key };
 }
