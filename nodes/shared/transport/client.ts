@@ -212,7 +212,7 @@ export class TriptychClient {
 		);
 	}
 
-	/** Removes the API key (and any Bearer token) from text that came back from a service. */
+	/** `redactKey` with this run's key. */
 	redact(text: string): string {
 		return redactKey(text, this.apiKey);
 	}
