@@ -41,10 +41,11 @@ export function baseOf(credentials: IDataObject, service: Service): { url: strin
 /** What is wrong with a base address, for the node's error: its message and what to do. */
 export function baseUrlProblem(
 	checked: BaseProblem,
-	raw: string,
+	credentials: IDataObject,
 	service: Service,
 ): [string, string] {
-	const { label, name } = SERVICES[service];
+	const { label, name, field } = SERVICES[service];
+	const raw = String(credentials[field] ?? '').trim();
 	if (checked.problem === 'empty') {
 		return [
 			`The ${label} is empty`,
