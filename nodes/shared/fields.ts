@@ -105,7 +105,16 @@ export function sortOrder(name: string, description: string): ChoiceOption<'asc'
 	};
 }
 
-export const RETURN_ALL_DEFAULT_LIMIT = 50;
+/** The Limit field (its default written out: n8n's linter reads it from the source). */
+const LIMIT: INodeProperties = {
+	displayName: 'Limit',
+	name: 'limit',
+	type: 'number',
+	typeOptions: { minValue: 1 },
+	default: 50,
+	displayOptions: { show: { returnAll: [false] } },
+	description: 'Max number of results to return',
+};
 
 /** Return All / Limit, as n8n's own list operations have them. */
 export function returnAllOrLimit(): INodeProperties[] {
@@ -117,23 +126,15 @@ export function returnAllOrLimit(): INodeProperties[] {
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
 		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			displayOptions: { show: { returnAll: [false] } },
-			description: 'Max number of results to return',
-		},
+		{ ...LIMIT },
 	];
 }
 
 /** Return All / Limit of one item: `undefined` means all. */
 export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	if (parameter(ctx, 'returnAll', itemIndex, false) === true) return undefined;
-	const value = parameter(ctx, 'limit', itemIndex, RETURN_ALL_DEFAULT_LIMIT);
-	return toInteger(ctx, value, 'Limit', itemIndex, 1);
+	const value = parameter(ctx, 'limit', itemIndex, LIMIT.default);
+	return toInteger(ctx, value, LIMIT.displayName, itemIndex, 1);
 }
 
 /** The Options collection of one item. */

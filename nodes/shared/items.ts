@@ -1,7 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { getConcurrency } from './options';
 import { pool } from './pool';
+import { TriptychClient } from './transport';
+import { isTool } from './validation';
 
 /** What a node does per input item: read (and check) its fields, then do its work. */
 export interface ItemOperation<P> {
@@ -47,7 +50,7 @@ export async function runItems<P>(
 	}
 
 	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
-	const forModel = /Tool$/.test(ctx.getNode().type);
+	const forModel = isTool(ctx);
 	const results: INodeExecutionData[][] = new Array(count);
 	await pool(count, options.concurrency, async (i) => {
 		const plan = plans[i];
@@ -73,6 +76,27 @@ export async function runItems<P>(
 	const out: INodeExecutionData[] = [];
 	for (const produced of results) if (produced) for (const item of produced) out.push(item);
 	return [out];
+}
+
+/**
+ * A node's `execute()`: one client for the run (with the node's Concurrency), its items run by `runItems`, the
+ * client closed at the end however the run ends.
+ */
+export async function runNode<P>(
+	ctx: IExecuteFunctions,
+	operation: (client: TriptychClient) => ItemOperation<P>,
+): Promise<INodeExecutionData[][]> {
+	const concurrency = getConcurrency(ctx);
+	const client = new TriptychClient(ctx, concurrency);
+	try {
+		return await runItems(ctx, operation(client), {
+			continueOnFail: ctx.continueOnFail(),
+			concurrency,
+			onStop: () => client.halt(),
+		});
+	} finally {
+		client.close();
+	}
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */

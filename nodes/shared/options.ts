@@ -66,7 +66,7 @@ export const MAX_ATTEMPTS_READ = MAX_ATTEMPTS(
 	'Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait and do not count.',
 );
 
-/** Max Attempts as it is true for Trigger Call, whose retries could fire an automation twice. */
+/** Max Attempts as it is true for Fire Automation, whose retries could fire an automation twice. */
 export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
 	'Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, not counted.',
 );

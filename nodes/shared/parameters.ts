@@ -5,6 +5,8 @@ import type {
 	NodeParameterValueType,
 } from 'n8n-workflow';
 
+import { isPlainObject } from './validation';
+
 type Value = NodeParameterValueType | object;
 
 /** What a field is, known from its raw value (the same for every item of a run). */
@@ -28,8 +30,8 @@ const runs = new WeakMap<IExecuteFunctions, RunParameters>();
 
 /**
  * A parameter's value for one item, as `getNodeParameter` gives it, at a fraction of its cost. n8n evaluates and
- * deep-copies a parameter on every call, and an expression costs it 0.1–0.2 ms per item (its data proxy is built
- * anew each time): for a node that answers in a millisecond, the largest part of an item's own work.
+ * deep-copies a parameter on every call and builds an expression's data proxy anew each time: for a node whose
+ * service answers at once, the largest part of an item's own work.
  * - A parameter with no expression in it has the same value for every item: it is read from n8n once per node
  *   run and handed to every item.
  * - A field mapped from the input the way the editor's drag and drop writes it, `{{ $json.name }}`,
@@ -59,7 +61,7 @@ export function parameter(
 	}
 	if (field.perItem) {
 		if (field.path) {
-			// read anew each time (n8n hands over the array it holds): never a stale copy of the input
+			// read anew each time: never a stale copy of the input
 			const mapped = lookUp(ctx.getInputData()[itemIndex]?.json, field.path);
 			if (mapped !== undefined) return mapped;
 		}
@@ -117,7 +119,7 @@ function lookUp(
 ): string | number | boolean | undefined {
 	let value: unknown = json;
 	for (const part of path) {
-		if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+		if (!isPlainObject(value)) return undefined;
 		if (!Object.prototype.hasOwnProperty.call(value, part)) return undefined;
 		value = (value as IDataObject)[part];
 	}

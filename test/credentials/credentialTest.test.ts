@@ -234,6 +234,15 @@ test('a redirect is not followed (the key stays home): the test says where to po
 	}
 });
 
+test("a redirect on the service's own origin is followed, as the nodes follow it (with the key)", async () => {
+	museum.fail({ kind: 'redirect', status: 307, location: '/object/', keepQuery: true });
+	expect((await testCredential(good())).status).toBe('OK');
+	expect(museum.requests.map((r) => r.headers.authorization)).toEqual([
+		`Bearer ${DEFAULT_API_KEY}`,
+		`Bearer ${DEFAULT_API_KEY}`,
+	]);
+});
+
 describe('which address it tests', () => {
 	let quotes: QuotesServer;
 	let trigger: TriggerServer;

@@ -46,7 +46,7 @@ import {
 } from 'n8n-workflow';
 
 export const ROOT = path.resolve(__dirname, '../..');
-/** The built package the engine loads: this checkout, or another build (`npm run bench`'s comparison with 0.1) */
+/** The built package the engine loads: this checkout, or another build given in TRIPTYCH_PACKAGE_DIR */
 const PACKAGE_ROOT = process.env.TRIPTYCH_PACKAGE_DIR ?? ROOT;
 export const PACKAGE = 'n8n-nodes-triptych';
 export const CREDENTIAL = 'triptychApi';

@@ -137,4 +137,19 @@ describe('interpret', () => {
 			),
 		).toThrow('The quotes service answered HTTP 400: bad key *** [item 3]');
 	});
+
+	test('acceptText: a 2xx that is not JSON is the service taking the call, its text kept; errors stay errors', () => {
+		const accept = (r: RawResponse) =>
+			interpret(checkJson(r) as RawResponse, node, 'trigger', 0, 1, undefined, (t) => t, true);
+		const text = "Congratulations! You've fired the door event";
+		expect(accept(res(200, text, 'text/plain'))).toMatchObject({
+			data: undefined,
+			text,
+			statusCode: 200,
+		});
+		expect(accept(res(200, '{"ok":true}')).data).toEqual({ ok: true });
+		expect(() => accept(res(404, '<title>Error</title>', 'text/html'))).toThrow(
+			/answered HTTP 404/,
+		);
+	});
 });

@@ -7,6 +7,7 @@ import {
 	hint,
 	htmlTitle,
 	isHtml,
+	redactKey,
 } from '../../nodes/shared/transport/errors';
 
 const node: INode = {
@@ -180,5 +181,23 @@ describe('failureError', () => {
 		);
 		expect(error.description).toContain('only ever sent to the Museum URL');
 		expect(error.httpCode).toBe('302');
+	});
+});
+
+describe('redactKey', () => {
+	const KEY = 'k3y/with+odd&chars=';
+	test.each([
+		[`key ${KEY} refused`, 'key *** refused'],
+		[`/with/key/${encodeURIComponent(KEY)}`, '/with/key/***'],
+		[`?${new URLSearchParams({ apikey: KEY })}`, '?apikey=***'],
+		['next: /object?page=2&apikey=someone-else&size=10', 'next: /object?page=2&apikey=***&size=10'],
+		['{"authorization":"Bearer abc.def"}', '{"authorization":"Bearer ***"}'],
+		['nothing secret here', 'nothing secret here'],
+	])('%s → %s', (text, expected) => {
+		expect(redactKey(text, KEY)).toBe(expected);
+	});
+
+	test('a key shorter than 4 characters is left (it would mangle the text)', () => {
+		expect(redactKey('a b c', 'a')).toBe('a b c');
 	});
 });

@@ -1,6 +1,8 @@
 /** Where a request may go (nodes/shared/transport/origin), from source. */
 import {
 	checkBaseUrl,
+	applyKey,
+	keyRule,
 	originOf,
 	redirectedMethod,
 	resolveLink,
@@ -83,5 +85,98 @@ describe('originOf', () => {
 		expect(originOf('http://localhost:8080/a/b?c=1')).toBe('http://localhost:8080');
 		expect(originOf('https://x.example/')).toBe('https://x.example');
 		expect(originOf('nonsense')).toBe('nonsense');
+	});
+});
+
+describe('applyKey (the credential’s authenticate), per style and origin', () => {
+	const KEY = 'k/y+1&=';
+	const credentials = {
+		apiKey: KEY,
+		triggerUrl: 'https://maker.example',
+		triggerApi: 'iftttWebhooks',
+		museumUrl: 'https://museum.example/api/',
+		museumApi: 'harvard',
+		quotesUrl: 'https://quotes.example',
+	};
+	const apply = (url: string, extra: object = {}) =>
+		applyKey({ ...credentials, ...extra }, { url, qs: { q: 'x' }, headers: {} });
+
+	test.each([
+		// Harvard: the query parameter only; one already in the address (an info.next link) is replaced
+		[
+			'https://museum.example/api/object?page=2&apikey=old&size=10',
+			{},
+			'https://museum.example/api/object?page=2&size=10',
+			{ q: 'x', apikey: KEY },
+		],
+		// IFTTT: after /with/key/ or /use/, URL-encoded; any other path gets nothing
+		[
+			'https://maker.example/trigger/door/json/with/key/',
+			{},
+			`https://maker.example/trigger/door/json/with/key/${encodeURIComponent(KEY)}`,
+			{ q: 'x' },
+		],
+		[
+			'https://maker.example/use/',
+			{},
+			`https://maker.example/use/${encodeURIComponent(KEY)}`,
+			{ q: 'x' },
+		],
+		['https://maker.example/trigger/door', {}, 'https://maker.example/trigger/door', { q: 'x' }],
+		// quotes: nothing unless the switch is on; another origin: nothing
+		['https://quotes.example/tags', {}, 'https://quotes.example/tags', { q: 'x' }],
+		['https://cdn.example/image.jpg', {}, 'https://cdn.example/image.jpg', { q: 'x' }],
+	])('%s → %s', (url, extra, expectedUrl, expectedQs) => {
+		const out = apply(url, extra);
+		expect(out.url).toBe(expectedUrl);
+		expect(out.qs).toEqual(expectedQs);
+		expect(out.headers).toEqual({});
+	});
+
+	test('generic styles and the quotes switch: the Bearer header, nothing in the address', () => {
+		const generic = { triggerApi: 'generic', museumApi: 'generic', sendKeyToQuotes: true };
+		for (const url of [
+			'https://maker.example/trigger/x',
+			'https://museum.example/api/object',
+			'https://quotes.example/tags',
+		]) {
+			const out = apply(url, generic);
+			expect(out).toMatchObject({
+				url,
+				qs: { q: 'x' },
+				headers: { Authorization: `Bearer ${KEY}` },
+			});
+		}
+	});
+
+	test('services on one origin that take the key differently: refused, with what to do', () => {
+		expect(() =>
+			apply('https://museum.example/x', { triggerUrl: 'https://museum.example/hooks' }),
+		).toThrow(
+			'The Trigger URL (IFTTT Webhooks) and the Museum URL (Harvard Art Museums API) share the origin https://museum.example but take the API key in different ways: use one Triptych API credential per service.',
+		);
+		expect(
+			keyRule(
+				{
+					...credentials,
+					museumApi: 'generic',
+					triggerApi: 'generic',
+					triggerUrl: 'https://museum.example',
+				},
+				'https://museum.example',
+			),
+		).toEqual({ key: { in: 'bearer' } });
+	});
+
+	test('an address that is not a web address names the field it came from', () => {
+		expect(() =>
+			applyKey(
+				{ ...credentials, museumUrl: 'museum.example/' },
+				{ url: '/object', baseURL: 'museum.example' },
+			),
+		).toThrow('The Museum URL "museum.example" is not a web address');
+		expect(() =>
+			applyKey({ ...credentials, quotesUrl: 'ftp://q.example/' }, { url: 'ftp://q.example/tags' }),
+		).toThrow(/^The address "ftp:\/\/q\.example\/tags" is not a web address/);
 	});
 });

@@ -15,7 +15,7 @@ import { ENDED } from './timing';
 import type { Failure, RawResponse } from './types';
 import { WireFailure } from './types';
 
-/** How a request is put on the wire: n8n's `httpRequest`, or `httpRequestWithAuthentication` for the API key. */
+/** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
 export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
 
 export interface AttemptSpec {
@@ -50,10 +50,9 @@ interface WireAnswer {
 
 /**
  * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. The deadline is one AbortController per attempt that the run's timer fires (`Deadlines`, on n8n's
- * `sleep`: nodes may not use timers); it ends the wait for headers, every redirect hop and the body read, and
- * reaches n8n's HTTP client through `abortSignal` where n8n passes it on (n8n applies its own Stop signal to authenticated requests instead; an
- * answer that arrives after the deadline is then thrown away unread).
+ * rejects. Its deadline (the run's `Deadlines`: nodes may not use timers) ends the wait for headers, every redirect
+ * hop and the body read, and reaches n8n's HTTP client through `abortSignal` where n8n passes it on (for
+ * authenticated requests n8n applies its own Stop signal instead: an answer that arrives late is thrown away).
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();

@@ -117,18 +117,10 @@ export class TriptychClient {
 				itemIndex,
 				description,
 			});
-		if (!('url' in checked)) {
-			const raw = String(credentials[SERVICES[service].field] ?? '').trim();
-			throw fail(baseUrlProblem(checked, raw, service));
-		}
+		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials, service));
 		const base = { url: checked.url, origin: originOf(checked.url) };
 		const { problem } = keyRule(credentials, base.origin);
-		if (problem) {
-			throw fail([
-				`The API key cannot be sent to ${base.origin}`,
-				`${problem[0].toUpperCase()}${problem.slice(1)}`,
-			]);
-		}
+		if (problem) throw fail([`The API key cannot be sent to ${base.origin}`, problem]);
 		this.bases.set(service, base);
 		return base;
 	}
@@ -172,15 +164,13 @@ export class TriptychClient {
 			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
 			itemIndex,
 		);
-		const redact = (text: string) => this.redact(text);
-		if ('failure' in outcome) {
-			const { failure, stop } = outcome;
-			throw failureError(this.node, req.service, itemIndex, failure, stop, settings, redact);
-		}
-		const { res, attempts, stop } = outcome;
+		const { node, redact } = this;
+		const { attempts, stop } = outcome;
+		if ('failure' in outcome)
+			throw failureError(node, req.service, itemIndex, outcome.failure, stop, settings, redact);
 		return interpret(
-			res,
-			this.node,
+			outcome.res,
+			node,
 			req.service,
 			itemIndex,
 			attempts,
@@ -204,10 +194,9 @@ export class TriptychClient {
 			cancel: this.cancel,
 			deadlines: this.deadlines,
 		};
-		const send: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
 		return await this.withRetries(
 			'images',
-			async () => await attempt(send, spec),
+			async () => await attempt(this.plain, spec),
 			{ ...settings, maxResponseBytes: settings.maxBytes },
 			true,
 			DEFAULT_NO_RETRY_ADVICE,
@@ -215,10 +204,11 @@ export class TriptychClient {
 		);
 	}
 
-	/** Removes the API key (and any Bearer token) from text that came back from a service. */
-	redact(text: string): string {
-		return redactKey(text, this.apiKey);
-	}
+	/** Requests that never carry the key */
+	private readonly plain: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
+
+	/** `redactKey` with this run's key. */
+	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
 	private async withRetries(
 		gate: Service | 'images',
@@ -237,7 +227,7 @@ export class TriptychClient {
 			log: (text, meta) =>
 				this.ctx.logger.debug(
 					`Triptych: ${gate}: ${this.redact(text)}`,
-					redactAll({ ...meta, itemIndex }, (inner) => this.redact(inner)),
+					redactAll({ ...meta, itemIndex }, this.redact),
 				),
 		});
 	}
@@ -252,16 +242,8 @@ export class TriptychClient {
 	private async sender(service: Service): Promise<Sender> {
 		const known = this.senders.get(service);
 		if (known) return known;
-		const send = await this.newSender(service);
-		this.senders.set(service, send);
-		return send;
-	}
-
-	private async newSender(service: Service): Promise<Sender> {
 		const credentials = await this.getCredentials();
-		if (!sendsKey(credentials, service)) {
-			return async (options) => await this.ctx.helpers.httpRequest(options);
-		}
+		if (!sendsKey(credentials, service)) return this.plain;
 		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
 		// usual: n8n does not load and decrypt them again for every request of the run.
 		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
@@ -271,7 +253,7 @@ export class TriptychClient {
 			type: CREDENTIALS_TYPE,
 			data: credentials as ICredentialDataDecryptedObject,
 		};
-		return async (options) =>
+		const send: Sender = async (options) =>
 			await this.ctx.helpers.httpRequestWithAuthentication.call(
 				this.ctx,
 				CREDENTIALS_TYPE,
@@ -280,6 +262,8 @@ export class TriptychClient {
 					credentialsDecrypted,
 				},
 			);
+		this.senders.set(service, send);
+		return send;
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
@@ -299,7 +283,7 @@ export class TriptychClient {
 				message,
 				description,
 				details: { message },
-				redact: (text) => this.redact(text),
+				redact: this.redact,
 			});
 		if (!target) {
 			throw fail(`The ${name} sent a next-page link that is not an address`, link.slice(0, 200));

@@ -7,11 +7,10 @@ interface Entry {
 }
 
 /**
- * The time limits of every attempt of a node run, on one timer. A wait per attempt (n8n's `sleep` with an
- * AbortController to end it when the attempt ends) cost more CPU than a request to a service next door; here an
- * attempt only adds an entry, and one wait, n8n's `sleep`, wakes at the earliest time limit still pending and sets
- * the next. `close()` at the end of the run ends that wait (on n8n 1.x, whose `sleep` takes no signal, the one
- * timer left runs out by itself).
+ * The time limits of every attempt of a node run, on one timer: a wait per attempt would cost more than a request
+ * to a service next door. An attempt only adds an entry; one wait (n8n's `sleep`) wakes at the earliest time limit
+ * still pending and sets the next. `close()` at the end of the run ends that wait (where n8n's `sleep` takes no
+ * signal, the one timer left runs out by itself).
  */
 export class Deadlines {
 	private readonly live = new Set<Entry>();

@@ -41,10 +41,11 @@ export function baseOf(credentials: IDataObject, service: Service): { url: strin
 /** What is wrong with a base address, for the node's error: its message and what to do. */
 export function baseUrlProblem(
 	checked: BaseProblem,
-	raw: string,
+	credentials: IDataObject,
 	service: Service,
 ): [string, string] {
-	const { label, name } = SERVICES[service];
+	const { label, name, field } = SERVICES[service];
+	const raw = String(credentials[field] ?? '').trim();
 	if (checked.problem === 'empty') {
 		return [
 			`The ${label} is empty`,
@@ -84,12 +85,9 @@ export function keyRule(
 	});
 	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
 	if (styles.some((style) => style.key !== styles[0].key)) {
-		const fields = there.map(
-			(service) => `the ${SERVICES[service].label} (${styles[there.indexOf(service)].name})`,
-		);
-		return {
-			problem: `${fields.join(' and ')} share the origin ${origin} but take the API key in different ways: use one Triptych API credential per service.`,
-		};
+		const fields = there.map((service, n) => `the ${SERVICES[service].label} (${styles[n].name})`);
+		const text = `${fields.join(' and ')} share the origin ${origin} but take the API key in different ways: use one Triptych API credential per service.`;
+		return { problem: text.charAt(0).toUpperCase() + text.slice(1) };
 	}
 	return { key: styles[0]?.key };
 }
