@@ -4,6 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { getOptions, readNumber } from '../shared/fields';
 import { type ItemOperation, asNodeError } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
+import { isPlainObject } from '../shared/validation';
 import type { ApiResponse, RequestSettings, TriptychClient } from '../shared/transport';
 import { BatchWindows } from './batching';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
@@ -102,10 +103,9 @@ export function fireAutomationOperation(
 function toOutput(response: ApiResponse): IDataObject {
 	const { data, message, statusCode, text } = response;
 	if (text !== undefined) return { accepted: true, statusCode, text };
-	const json: IDataObject =
-		typeof data === 'object' && data !== null && !Array.isArray(data)
-			? { ...(data as IDataObject) }
-			: { data: data === undefined ? null : (data as IDataObject[string]) };
+	const json: IDataObject = isPlainObject(data)
+		? { ...data }
+		: { data: data === undefined ? null : (data as IDataObject[string]) };
 	if (message !== undefined && !Object.prototype.hasOwnProperty.call(json, 'message'))
 		json.message = message;
 	return json;

@@ -2,7 +2,7 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber } from '../shared/fields';
-import { fieldError, toText } from '../shared/validation';
+import { fieldError, isPlainObject, toText } from '../shared/validation';
 import { KEY_MODE, LIMIT, PAYLOAD, QUERY_IN } from './description';
 import { parameter } from '../shared/parameters';
 
@@ -54,10 +54,6 @@ export function wireRequest(
 		...(hasParams && !inBody ? { qs: request.params } : {}),
 		body: keys.length ? body : '{}',
 	};
-}
-
-function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

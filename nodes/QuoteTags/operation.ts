@@ -5,7 +5,7 @@ import { getLimit, getOptions, readChoice } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
-import { toText } from '../shared/validation';
+import { describeValue, isPlainObject, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
 import { parameter } from '../shared/parameters';
 
@@ -63,7 +63,7 @@ export function quoteTagsOperation(
 			const tags = tagList(response.data);
 			if (!tags) {
 				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
-					message: `The quotes service answered with ${describeShape(response.data)} where a list of tags was expected [item ${i}]`,
+					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected [item ${i}]`,
 					description:
 						'Expected a JSON array of tags, {"results": [...]}, or an envelope whose data is one of those. Check the Quotes URL.',
 					itemIndex: i,
@@ -122,17 +122,11 @@ function words(text: string): string {
 
 function tagList(data: unknown): unknown[] | undefined {
 	if (Array.isArray(data)) return data;
-	if (typeof data === 'object' && data !== null) {
+	if (isPlainObject(data)) {
 		for (const key of ['results', 'tags', 'data']) {
-			const inner = (data as IDataObject)[key];
+			const inner = data[key];
 			if (Array.isArray(inner)) return inner;
 		}
 	}
 	return undefined;
-}
-
-function describeShape(data: unknown): string {
-	if (data === undefined || data === null) return 'an empty body';
-	if (typeof data !== 'object') return `a ${typeof data}`;
-	return `an object with the keys ${Object.keys(data).slice(0, 6).join(', ') || '(none)'}`;
 }
