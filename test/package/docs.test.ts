@@ -1,0 +1,86 @@
+/**
+ * Documentation links lead somewhere: the links of the nodes' codex files and the credential's documentationUrl (to
+ * this repository on GitHub), and every relative link in README.md and docs/, point at a file that exists and, with
+ * a #fragment, at a heading of it (GitHub's anchor for it).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { TriptychApi } from '../../credentials/TriptychApi.credentials';
+
+const ROOT = path.resolve(__dirname, '../..');
+const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
+const REPO = JSON.parse(read('package.json')).repository.url.replace(
+	/^git\+|\.git$/g,
+	'',
+) as string;
+
+/** GitHub's anchors for a Markdown file's headings: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchors(file: string): string[] {
+	const count = new Map<string, number>();
+	return [
+		...read(file)
+			.replace(/^```[\s\S]*?^```/gm, '')
+			.matchAll(/^#{1,6} +(.+?) *$/gm),
+	].map(([, heading]) => {
+		const slug = heading
+			.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+			.toLowerCase()
+			.replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+			.replace(/ /g, '-');
+		const n = count.get(slug) ?? 0;
+		count.set(slug, n + 1);
+		return n ? `${slug}-${n}` : slug;
+	});
+}
+
+/** What is wrong with a link (found in `from`), or '' when it points at an existing file and heading. */
+function problem(link: string, from: string): string {
+	const [address, fragment] = link.split('#');
+	let file: string;
+	if (address.startsWith(REPO)) {
+		const rest = address.slice(REPO.length);
+		file = /^(\?tab=readme-ov-file)?$/.test(rest)
+			? 'README.md'
+			: rest.replace(/^\/blob\/main\//, '');
+		if (file === rest) return `${link}: not a file of the main branch`;
+	} else if (/^[a-z]+:/.test(address)) {
+		return from.endsWith('.md') ? '' : `${link}: not a page of ${REPO}`;
+	} else {
+		file = address ? path.posix.join(path.posix.dirname(from), address) : from;
+	}
+	if (!fs.existsSync(path.join(ROOT, file))) return `${link} (in ${from}): no file ${file}`;
+	if (fragment !== undefined && !anchors(file).includes(fragment))
+		return `${link} (in ${from}): no heading #${fragment} in ${file}`;
+	return '';
+}
+
+const markdown = [
+	'README.md',
+	...fs
+		.readdirSync(path.join(ROOT, 'docs'))
+		.filter((f) => f.endsWith('.md'))
+		.map((f) => `docs/${f}`),
+];
+
+test.each([
+	...fs
+		.readdirSync(path.join(ROOT, 'nodes'))
+		.filter((dir) => fs.existsSync(path.join(ROOT, 'nodes', dir, `${dir}.node.json`)))
+		.map((dir) => `nodes/${dir}/${dir}.node.json`),
+	'credentials',
+])('%s links to headings that exist', (source) => {
+	const links =
+		source === 'credentials'
+			? [new TriptychApi().documentationUrl]
+			: Object.values(JSON.parse(read(source)).resources as Record<string, Array<{ url: string }>>)
+					.flat()
+					.map(({ url }) => url);
+	expect(links.length).toBeGreaterThan(0);
+	expect(links.map((link) => problem(link, source)).filter(Boolean)).toEqual([]);
+});
+
+test.each(markdown)('%s: every relative link points at a file and heading that exist', (file) => {
+	const links = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)].map(([, link]) => link);
+	expect(links.map((link) => problem(link, file)).filter(Boolean)).toEqual([]);
+});
