@@ -9,9 +9,14 @@ import path from 'node:path';
 import { type Background, type Runtime, type Target, freePort, run } from './n8n';
 import { PACKAGE, ROOT } from './scenarios';
 
-const fail = (message: string): never => {
+export function fail(message: string): never {
 	throw new Error(message);
-};
+}
+
+/** Fails with `message` unless `condition` holds. */
+export function ensure(condition: unknown, message: string): asserts condition {
+	if (!condition) fail(message);
+}
 
 /** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
 export async function pack(work: string): Promise<string> {
@@ -178,6 +183,15 @@ export class Rest {
 			json = undefined;
 		}
 		return { status: res.status, json, text };
+	}
+
+	/** The executions of a workflow, newest first (the list's shape differs between n8n 1.x and 2.x). */
+	async executions(
+		workflowId: string,
+	): Promise<Array<{ id: string; status?: string; finished?: boolean; mode: string }>> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const list = await this.call('GET', `/rest/executions?filter=${filter}`);
+		return list.json?.data?.results ?? list.json?.data ?? [];
 	}
 }
 
