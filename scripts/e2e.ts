@@ -25,7 +25,6 @@ import {
 	type Runtime,
 	type Target,
 	TARGETS,
-	background,
 	credentialTestMessage,
 	ensureN8n,
 	ensureRuntime,
@@ -57,7 +56,7 @@ import {
 	hostileWorkflows,
 	stopChecks,
 } from './e2e/hostile';
-import { Rest, fail, installPackage, n8nEnv, pack, waitFor, waitForStart } from './e2e/instance';
+import { type Rest, fail, installPackage, n8nEnv, pack, startN8n, waitFor } from './e2e/instance';
 
 const DEFAULT_VERSIONS = ['2.41.1', '1.85.4'];
 const WORK = path.join(ROOT, '.tmp', 'e2e');
@@ -337,44 +336,13 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				}
 				resetServices(services);
 				const t0 = Date.now();
-				server = background(env.runtime.node, [n8nBin(version), 'start'], {
-					env: env.vars,
-					cwd: env.userFolder,
-					logFile: path.join(env.userFolder, 'n8n-start.log'),
-				});
-				const base = `http://127.0.0.1:${env.vars.N8N_PORT}`;
-				await waitForStart(base, server);
-				const ready = Date.now() - t0;
-				rest = new Rest(base);
-				const password = 'E2e-Passw0rd-Triptych';
-				const email = 'e2e@triptych.test';
-				// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
-				const setup = await waitFor(
-					'the owner setup route',
-					30_000,
-					async () => {
-						const answer = await rest!.call('POST', '/rest/owner/setup', {
-							email,
-							firstName: 'E2E',
-							lastName: 'Owner',
-							password,
-						});
-						return answer.status === 404 ? undefined : answer;
-					},
-					server,
-				);
-				if (setup.status !== 200)
-					fail(`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`);
-				const login = await rest.call('POST', '/rest/login', {
-					emailOrLdapLoginId: email,
-					email,
-					password,
-				});
-				if (login.status !== 200)
-					fail(`login answered ${login.status}: ${login.text.slice(0, 500)}`);
-				return [
-					`listening on 127.0.0.1:${env.vars.N8N_PORT} after ${seconds(ready)}; owner set up and logged in`,
-				];
+				({ rest, server } = await startN8n(env.runtime, version, env.vars, {
+					email: 'e2e@triptych.test',
+					password: 'E2e-Passw0rd-Triptych',
+					firstName: 'E2E',
+					lastName: 'Owner',
+				}));
+				return [`listening on ${rest.base} after ${seconds(Date.now() - t0)}; owner logged in`];
 			},
 		);
 		if (!started || !rest || !server) return;
