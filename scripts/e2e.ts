@@ -105,10 +105,6 @@ interface Env {
 	vars: NodeJS.ProcessEnv;
 }
 
-async function makeEnv(target: Target, runtime: Runtime, userFolder: string): Promise<Env> {
-	return { target, runtime, userFolder, vars: await n8nEnv(target, runtime, userFolder) };
-}
-
 async function n8n(env: Env, args: string[], sampleMemory = false) {
 	const result = await run(env.runtime.node, [n8nBin(env.target.version), ...args], {
 		env: env.vars,
@@ -123,16 +119,16 @@ async function n8n(env: Env, args: string[], sampleMemory = false) {
 
 const outputOf = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
-/** Lines of n8n's output that say the package did not load. */
-function loadProblems(output: string): string[] {
-	return output
+/** Fails with the lines of n8n's output that say the package did not load, if any. */
+function noLoadProblems(output: string): void {
+	const problems = output
 		.split('\n')
 		.filter((line) =>
 			/Unrecognized node type|Unrecognized credential type|(error|failed).{0,80}(n8n-nodes-triptych|community package|loading package)|n8n-nodes-triptych.{0,80}(error|failed)|Class could not be found/i.test(
 				line,
 			),
-		)
-		.slice(0, 10);
+		);
+	if (problems.length) fail(`n8n reported load problems:\n${problems.slice(0, 10).join('\n')}`);
 }
 
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
@@ -229,7 +225,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 	const userFolder = path.join(WORK, `n8n-${version}`);
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
-	const env = await makeEnv(target, runtime, userFolder);
+	const env = { target, runtime, userFolder, vars: await n8nEnv(target, runtime, userFolder) };
 
 	if (
 		!(await check(version, 'install the packed package into the user folder', () =>
@@ -271,8 +267,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 		) {
 			fail(`import:workflow failed:\n${outputOf(w).slice(-3000)}`);
 		}
-		const problems = loadProblems(outputOf(c) + outputOf(w));
-		if (problems.length) fail(`n8n reported load problems:\n${problems.join('\n')}`);
+		noLoadProblems(outputOf(c) + outputOf(w));
 		return [
 			`${credentials.length} credentials (n8n encrypted them), ${workflows.length} workflows (${c.ms + w.ms} ms)`,
 		];
@@ -284,8 +279,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 			resetServices(services);
 			const execute = async () => {
 				const result = await n8n(env, ['execute', `--id=${workflowId(scenario)}`, '--rawOutput']);
-				const problems = loadProblems(outputOf(result));
-				if (problems.length) fail(`n8n reported load problems:\n${problems.join('\n')}`);
+				noLoadProblems(outputOf(result));
 				if (result.code !== 0)
 					fail(`n8n execute exited ${result.code}:\n${outputOf(result).slice(-4000)}`);
 				const view: RunView = viewOfRun(parseRawOutput(result.stdout));
@@ -380,8 +374,7 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 					: [];
 				if (!credentialNames.includes(CREDENTIAL_TYPE))
 					fail(`credential type ${CREDENTIAL_TYPE} is not in /types/credentials.json`);
-				const problems = loadProblems(app.output());
-				if (problems.length) fail(`n8n's log reports load problems:\n${problems.join('\n')}`);
+				noLoadProblems(app.output());
 				return [
 					`listed: ${expected.join(', ')}`,
 					`credential type ${CREDENTIAL_TYPE} listed; n8n's log has no load error`,
