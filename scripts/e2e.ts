@@ -25,7 +25,6 @@ import {
 	type Runtime,
 	type Target,
 	TARGETS,
-	background,
 	credentialTestMessage,
 	ensureN8n,
 	ensureRuntime,
@@ -57,7 +56,7 @@ import {
 	hostileWorkflows,
 	stopChecks,
 } from './e2e/hostile';
-import { Rest, installPackage, n8nEnv, pack, waitFor, waitForStart } from './e2e/instance';
+import { type Rest, fail, installPackage, n8nEnv, pack, startN8n, waitFor } from './e2e/instance';
 
 const DEFAULT_VERSIONS = ['2.41.1', '1.85.4'];
 const WORK = path.join(ROOT, '.tmp', 'e2e');
@@ -73,44 +72,29 @@ const SCHEDULED = { id: 'e2eScheduled0001', scenario: 'tag-digest', seconds: 3 }
 
 // ------------------------------------------------------------------------------------------------ reporting
 
-interface Check {
-	version: string;
-	name: string;
-	ok: boolean;
-	ms: number;
-	details: string[];
-}
-const checks: Check[] = [];
+/** Each check's version and outcome, for the summary and for which user folders to keep. */
+const checks: Array<{ version: string; name: string; ok: boolean }> = [];
 const log = (line: string) => console.log(line);
-
-async function check(
-	version: string,
-	name: string,
-	body: () => Promise<string[]>,
-): Promise<boolean> {
-	const started = Date.now();
-	try {
-		const details = await body();
-		checks.push({ version, name, ok: true, ms: Date.now() - started, details });
-		log(`  PASS  ${name} (${seconds(Date.now() - started)})`);
-		for (const line of details) log(`          ${line}`);
-		return true;
-	} catch (error) {
-		const message = (error as Error).message ?? String(error);
-		checks.push({ version, name, ok: false, ms: Date.now() - started, details: [message] });
-		log(`  FAIL  ${name} (${seconds(Date.now() - started)})`);
-		for (const line of message.split('\n').slice(0, 30)) log(`          ${line}`);
-		return false;
-	}
-}
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
-function fail(message: string): never {
-	throw new Error(message);
+/** Runs one check: prints PASS with what it verified, or FAIL with why. */
+async function check(version: string, name: string, body: () => Promise<string[]>) {
+	const started = Date.now();
+	let lines: string[];
+	let ok = true;
+	try {
+		lines = await body();
+	} catch (error) {
+		ok = false;
+		lines = String((error as Error).message ?? error)
+			.split('\n')
+			.slice(0, 30);
+	}
+	checks.push({ version, name, ok });
+	log(`  ${ok ? 'PASS' : 'FAIL'}  ${name} (${seconds(Date.now() - started)})`);
+	for (const line of lines) log(`          ${line}`);
+	return ok;
 }
-
-// ------------------------------------------------------------------------------------------------ package
 
 // ------------------------------------------------------------------------------------------------ n8n commands
 
@@ -121,33 +105,30 @@ interface Env {
 	vars: NodeJS.ProcessEnv;
 }
 
-async function makeEnv(target: Target, runtime: Runtime, userFolder: string): Promise<Env> {
-	return { target, runtime, userFolder, vars: await n8nEnv(target, runtime, userFolder) };
-}
-
-async function n8n(env: Env, args: string[], timeoutMs = CLI_TIMEOUT) {
+async function n8n(env: Env, args: string[], sampleMemory = false) {
 	const result = await run(env.runtime.node, [n8nBin(env.target.version), ...args], {
 		env: env.vars,
 		cwd: env.userFolder,
-		timeoutMs,
+		timeoutMs: CLI_TIMEOUT,
 		logFile: path.join(env.userFolder, 'n8n-cli.log'),
+		sampleMemory,
 	});
-	if (result.timedOut) fail(`n8n ${args.join(' ')} timed out after ${seconds(timeoutMs)}`);
+	if (result.timedOut) fail(`n8n ${args.join(' ')} timed out after ${seconds(CLI_TIMEOUT)}`);
 	return result;
 }
 
 const outputOf = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
 
-/** Lines of n8n's output that say the package did not load. */
-function loadProblems(output: string): string[] {
-	return output
+/** Fails with the lines of n8n's output that say the package did not load, if any. */
+function noLoadProblems(output: string): void {
+	const problems = output
 		.split('\n')
 		.filter((line) =>
 			/Unrecognized node type|Unrecognized credential type|(error|failed).{0,80}(n8n-nodes-triptych|community package|loading package)|n8n-nodes-triptych.{0,80}(error|failed)|Class could not be found/i.test(
 				line,
 			),
-		)
-		.slice(0, 10);
+		);
+	if (problems.length) fail(`n8n reported load problems:\n${problems.slice(0, 10).join('\n')}`);
 }
 
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
@@ -171,11 +152,18 @@ const workflowId = (scenario: Scenario) =>
  * workflow, a Manual Trigger wired to the same nodes. `n8n execute` starts a run only from a Manual (or Execute
  * Workflow) Trigger (n8n's findCliWorkflowStart); the Schedule Trigger itself runs in the server phase.
  */
-function staged(scenario: Scenario): WorkflowJson {
+function staged(scenario: Scenario, id = workflowId(scenario)): WorkflowJson {
 	const credential = CREDENTIALS[scenario.credential];
 	const wf = withCredential(readWorkflow(scenario.file), credential.id, credential.name);
-	wf.id = workflowId(scenario);
+	wf.id = id;
 	wf.active = false;
+	if (id === SCHEDULED.id) {
+		wf.name = `${wf.name} (e2e: every ${SCHEDULED.seconds} s)`;
+		wf.nodes.find((n) => n.name === scenario.trigger)!.parameters = {
+			rule: { interval: [{ field: 'seconds', secondsInterval: SCHEDULED.seconds }] },
+		};
+		return wf;
+	}
 	const start = wf.nodes.find((n) => n.name === scenario.trigger);
 	if (!start) fail(`${scenario.file} has no node "${scenario.trigger}"`);
 	if (start.type !== 'n8n-nodes-base.manualTrigger') {
@@ -190,24 +178,6 @@ function staged(scenario: Scenario): WorkflowJson {
 		});
 		wf.connections[name] = JSON.parse(JSON.stringify(wf.connections[scenario.trigger]));
 	}
-	return wf;
-}
-
-/** Tag digest again, under its own id, with the Schedule Trigger firing every few seconds. */
-function scheduledCopy(): WorkflowJson {
-	const scenario = SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!;
-	const wf = withCredential(
-		readWorkflow(scenario.file),
-		CREDENTIALS.main.id,
-		CREDENTIALS.main.name,
-	);
-	wf.id = SCHEDULED.id;
-	wf.name = `${wf.name} (e2e: every ${SCHEDULED.seconds} s)`;
-	wf.active = false;
-	const trigger = wf.nodes.find((n) => n.name === scenario.trigger)!;
-	trigger.parameters = {
-		rule: { interval: [{ field: 'seconds', secondsInterval: SCHEDULED.seconds }] },
-	};
 	return wf;
 }
 
@@ -255,7 +225,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 	const userFolder = path.join(WORK, `n8n-${version}`);
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
-	const env = await makeEnv(target, runtime, userFolder);
+	const env = { target, runtime, userFolder, vars: await n8nEnv(target, runtime, userFolder) };
 
 	if (
 		!(await check(version, 'install the packed package into the user folder', () =>
@@ -278,9 +248,9 @@ async function runVersion(version: string, tarball: string, services: Services):
 		const credentialsFile = path.join(userFolder, 'credentials.json');
 		fs.writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2));
 		const workflows = [
-			...SCENARIOS.map(staged),
-			scheduledCopy(),
-			...hostileWorkflows(PACKAGE, CREDENTIALS),
+			...SCENARIOS.map((scenario) => staged(scenario)),
+			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
+			...hostileWorkflows(CREDENTIALS),
 		];
 		const workflowsFile = path.join(userFolder, 'workflows.json');
 		fs.writeFileSync(workflowsFile, JSON.stringify(workflows, null, 2));
@@ -297,8 +267,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 		) {
 			fail(`import:workflow failed:\n${outputOf(w).slice(-3000)}`);
 		}
-		const problems = loadProblems(outputOf(c) + outputOf(w));
-		if (problems.length) fail(`n8n reported load problems:\n${problems.join('\n')}`);
+		noLoadProblems(outputOf(c) + outputOf(w));
 		return [
 			`${credentials.length} credentials (n8n encrypted them), ${workflows.length} workflows (${c.ms + w.ms} ms)`,
 		];
@@ -310,8 +279,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 			resetServices(services);
 			const execute = async () => {
 				const result = await n8n(env, ['execute', `--id=${workflowId(scenario)}`, '--rawOutput']);
-				const problems = loadProblems(outputOf(result));
-				if (problems.length) fail(`n8n reported load problems:\n${problems.join('\n')}`);
+				noLoadProblems(outputOf(result));
 				if (result.code !== 0)
 					fail(`n8n execute exited ${result.code}:\n${outputOf(result).slice(-4000)}`);
 				const view: RunView = viewOfRun(parseRawOutput(result.stdout));
@@ -336,18 +304,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 		check: (name, body) => check(version, name, body),
 		reset: () => resetServices(services),
 		execute: async (id) => {
-			const result = await run(
-				env.runtime.node,
-				[n8nBin(version), 'execute', `--id=${id}`, '--rawOutput'],
-				{
-					env: env.vars,
-					cwd: env.userFolder,
-					timeoutMs: CLI_TIMEOUT,
-					logFile: path.join(env.userFolder, 'n8n-cli.log'),
-					sampleMemory: true,
-				},
-			);
-			if (result.timedOut) fail(`n8n execute --id=${id} timed out`);
+			const result = await n8n(env, ['execute', `--id=${id}`, '--rawOutput'], true);
 			return { output: outputOf(result), ms: result.ms, peakRssMb: result.peakRssMb };
 		},
 	});
@@ -373,44 +330,13 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				}
 				resetServices(services);
 				const t0 = Date.now();
-				server = background(env.runtime.node, [n8nBin(version), 'start'], {
-					env: env.vars,
-					cwd: env.userFolder,
-					logFile: path.join(env.userFolder, 'n8n-start.log'),
-				});
-				const base = `http://127.0.0.1:${env.vars.N8N_PORT}`;
-				await waitForStart(base, server);
-				const ready = Date.now() - t0;
-				rest = new Rest(base);
-				const password = 'E2e-Passw0rd-Triptych';
-				const email = 'e2e@triptych.test';
-				// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
-				const setup = await waitFor(
-					'the owner setup route',
-					30_000,
-					async () => {
-						const answer = await rest!.call('POST', '/rest/owner/setup', {
-							email,
-							firstName: 'E2E',
-							lastName: 'Owner',
-							password,
-						});
-						return answer.status === 404 ? undefined : answer;
-					},
-					server,
-				);
-				if (setup.status !== 200)
-					fail(`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`);
-				const login = await rest.call('POST', '/rest/login', {
-					emailOrLdapLoginId: email,
-					email,
-					password,
-				});
-				if (login.status !== 200)
-					fail(`login answered ${login.status}: ${login.text.slice(0, 500)}`);
-				return [
-					`listening on 127.0.0.1:${env.vars.N8N_PORT} after ${seconds(ready)}; owner set up and logged in`,
-				];
+				({ rest, server } = await startN8n(env.runtime, version, env.vars, {
+					email: 'e2e@triptych.test',
+					password: 'E2e-Passw0rd-Triptych',
+					firstName: 'E2E',
+					lastName: 'Owner',
+				}));
+				return [`listening on ${rest.base} after ${seconds(Date.now() - t0)}; owner logged in`];
 			},
 		);
 		if (!started || !rest || !server) return;
@@ -448,8 +374,7 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 					: [];
 				if (!credentialNames.includes(CREDENTIAL_TYPE))
 					fail(`credential type ${CREDENTIAL_TYPE} is not in /types/credentials.json`);
-				const problems = loadProblems(app.output());
-				if (problems.length) fail(`n8n's log reports load problems:\n${problems.join('\n')}`);
+				noLoadProblems(app.output());
 				return [
 					`listed: ${expected.join(', ')}`,
 					`credential type ${CREDENTIAL_TYPE} listed; n8n's log has no load error`,
@@ -505,21 +430,12 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 				const execution = await waitFor(
 					'a scheduled execution of the published Tag digest copy',
 					60_000,
-					async () => {
-						const filter = encodeURIComponent(JSON.stringify({ workflowId: SCHEDULED.id }));
-						const list = await api.call('GET', `/rest/executions?filter=${filter}`);
-						const results = (list.json?.data?.results ?? list.json?.data ?? []) as Array<{
-							id: string;
-							status?: string;
-							finished?: boolean;
-							mode: string;
-						}>;
-						return results.find(
+					async () =>
+						(await api.executions(SCHEDULED.id)).find(
 							(e) =>
 								e.mode === 'trigger' &&
 								(e.status === 'success' || e.status === 'error' || e.finished),
-						);
-					},
+						),
 					app,
 				);
 				if (execution.status !== 'success' && !execution.finished)
@@ -534,9 +450,8 @@ async function serverPhase(env: Env, services: Services): Promise<void> {
 		);
 		await stopChecks({
 			services,
-			base: api.base,
+			rest: api,
 			check: (name, body) => check(version, name, body),
-			rest: (method, route, body) => api.call(method, route, body),
 			reset: () => resetServices(services),
 		});
 	} finally {
@@ -573,13 +488,8 @@ async function main(): Promise<number> {
 			try {
 				await runVersion(version, tarball, services);
 			} catch (error) {
-				checks.push({
-					version,
-					name: 'run',
-					ok: false,
-					ms: 0,
-					details: [String((error as Error).stack ?? error)],
-				});
+				checks.push({ version, name: 'run', ok: false });
+				log(String((error as Error).stack ?? error));
 			}
 		}
 	} finally {
@@ -600,17 +510,14 @@ async function main(): Promise<number> {
 function report(started: number): number {
 	const failed = checks.filter((c) => !c.ok);
 	log('\n=== Summary ===');
-	for (const c of checks)
-		log(`${c.ok ? 'PASS' : 'FAIL'}  [n8n ${c.version}] ${c.name}  ${seconds(c.ms)}`);
-	const versions = [...new Set(checks.map((c) => c.version).filter((v) => v !== '-'))];
-	for (const version of versions) {
+	for (const version of new Set(checks.map((c) => c.version))) {
 		const own = checks.filter((c) => c.version === version);
-		log(
-			`n8n ${version}: ${own.every((c) => c.ok) ? 'PASS' : 'FAIL'} (${own.filter((c) => c.ok).length}/${own.length} checks)`,
-		);
+		log(`n8n ${version}: ${own.filter((c) => c.ok).length}/${own.length} checks passed`);
 	}
-	log(`${checks.length - failed.length} passed, ${failed.length} failed`);
-	log(`total ${seconds(Date.now() - started)}`);
+	for (const c of failed) log(`FAIL  [n8n ${c.version}] ${c.name}`);
+	log(
+		`${checks.length - failed.length} passed, ${failed.length} failed in ${seconds(Date.now() - started)}`,
+	);
 	return failed.length || checks.length === 0 ? 1 : 0;
 }
 

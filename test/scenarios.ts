@@ -45,7 +45,6 @@ export interface Services {
 	close(): Promise<void>;
 }
 
-/** Starts the demo services on 127.0.0.1 (fixture data: the same records and tags on every machine). */
 /**
  * The loopback services. The checks use the project's fixtures (their expected values are stable); the demo asks
  * for `auto`: the real open data of ../shared/data when it is there.
@@ -70,9 +69,7 @@ export async function startServices(data: 'fixture' | 'auto' = 'fixture'): Promi
 		failing,
 		apiKey: DEFAULT_API_KEY,
 		async close() {
-			await Promise.all(
-				[museum, quotes, trigger, images, failing].map(async (s) => await s.close()),
-			);
+			await Promise.all([museum, quotes, trigger, images, failing].map((s) => s.close()));
 		},
 	};
 }
@@ -209,32 +206,21 @@ export interface Scenario {
 }
 
 /**
- * Deep equality by value. Not assert.deepStrictEqual: under jest the values come from two realms (the test's vm
- * context and Node's own, e.g. fetch().json()), whose Array prototypes differ.
+ * Deep equality by value. Both sides go through this realm's JSON first: under jest the values come from two realms
+ * (the test's vm context and Node's own, e.g. fetch().json()), whose Array prototypes differ.
  */
 function same(actual: unknown, expected: unknown, message?: string): void {
-	const a = canonical(actual);
-	const b = canonical(expected);
-	if (a !== b)
-		throw new assert.AssertionError({
-			message: `${message ?? 'values differ'}\n  got:      ${a}\n  expected: ${b}`,
-			actual,
-			expected,
-			operator: 'same',
-		});
+	const copy = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+	assert.deepStrictEqual(copy(actual), copy(expected), message);
 }
 
-/** JSON with object keys sorted (key order is not part of the value). */
-function canonical(value: unknown): string {
-	return JSON.stringify(value, (_key, v: unknown) =>
-		v && typeof v === 'object' && !Array.isArray(v)
-			? Object.fromEntries(
-					Object.keys(v)
-						.sort()
-						.map((k) => [k, (v as Record<string, unknown>)[k]]),
-				)
-			: v,
-	);
+/** The calls Fire Automation made, by the objectId in their body: they go out concurrently, in no fixed order. */
+function firedByObject(s: Services) {
+	const fired = s.trigger.requests.filter((r) => r.method === 'POST');
+	return {
+		fired,
+		byObject: new Map(fired.map((r) => [(r.json as { objectId?: unknown })?.objectId, r])),
+	};
 }
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
@@ -389,7 +375,7 @@ export const SCENARIOS: Scenario[] = [
 	{
 		key: 'fire-on-condition',
 		title:
-			'Fire on condition (Schedule → Museum Object Search → If → Trigger Call with idempotency key)',
+			'Fire on condition (Schedule → Museum Object Search → If → Fire Automation with idempotency key)',
 		file: 'examples/fire-on-condition.json',
 		trigger: 'Every Hour',
 		credential: 'main',
@@ -415,14 +401,12 @@ export const SCENARIOS: Scenario[] = [
 				without.map((r) => r.objectid),
 			);
 
-			const fired = s.trigger.requests.filter((r) => r.method === 'POST');
+			const { fired, byObject } = firedByObject(s);
 			assert.equal(
 				fired.length,
 				withImage.length,
-				'Trigger Call should fire once per artwork with an image, and only for those',
+				'Fire Automation should fire once per artwork with an image, and only for those',
 			);
-			// calls go out concurrently: match each artwork's call by its object id, not by arrival order
-			const byObject = new Map(fired.map((r) => [(r.json as { objectId?: unknown })?.objectId, r]));
 			for (const record of withImage) {
 				const req = byObject.get(record.objectid);
 				assert.ok(req, `no trigger call for object ${record.objectid}`);
@@ -446,7 +430,7 @@ export const SCENARIOS: Scenario[] = [
 				assert.equal(typeof item.json.id, 'string');
 			}
 			return [
-				`If held for ${withImage.length} of ${expected.records.length} prints; Trigger Call fired exactly for those`,
+				`If held for ${withImage.length} of ${expected.records.length} prints; Fire Automation fired exactly for those`,
 				`each POST /trigger/artwork.ready carried Idempotency-Key artwork-<objectid> and the fields payload`,
 			];
 		},
@@ -470,7 +454,7 @@ export const SCENARIOS: Scenario[] = [
 	{
 		key: 'chain',
 		title:
-			'Chain: Quote Tags → Museum Object Search → Trigger Call (expressions over the previous items)',
+			'Chain: Quote Tags → Museum Object Search → Fire Automation (expressions over the previous items)',
 		file: 'scripts/e2e/workflows/chain.json',
 		trigger: 'Run Once',
 		credential: 'main',
@@ -501,14 +485,12 @@ export const SCENARIOS: Scenario[] = [
 				expected.records.map((r) => r.objectid),
 			);
 
-			const fired = s.trigger.requests.filter((r) => r.method === 'POST');
+			const { fired, byObject } = firedByObject(s);
 			assert.equal(
 				fired.length,
 				expected.records.length,
-				'Trigger Call should fire once per object',
+				'Fire Automation should fire once per object',
 			);
-			// calls go out concurrently: match each object's call by its id, not by arrival order
-			const byObject = new Map(fired.map((r) => [(r.json as { objectId?: unknown })?.objectId, r]));
 			for (const record of expected.records) {
 				const req = byObject.get(record.objectid);
 				assert.ok(req, `no trigger call for object ${record.objectid}`);
@@ -536,7 +518,7 @@ export const SCENARIOS: Scenario[] = [
 	},
 	{
 		key: 'continue-on-fail',
-		title: 'Continue On Fail: Trigger Call against a failing service keeps the workflow going',
+		title: 'Continue On Fail: Fire Automation against a failing service keeps the workflow going',
 		file: 'scripts/e2e/workflows/continue-on-fail.json',
 		trigger: 'Run Once',
 		credential: 'failingTrigger',
@@ -544,11 +526,11 @@ export const SCENARIOS: Scenario[] = [
 			assert.equal(run.error, undefined, `the workflow should not stop: ${run.error}`);
 			const tags = run.items('Quote Tags');
 			assert.ok(tags.length > 1, 'Quote Tags should output several tags');
-			const out = run.items('Trigger Call');
+			const out = run.items('Fire Automation');
 			assert.equal(
 				out.length,
 				tags.length,
-				'Trigger Call should output one error item per input item',
+				'Fire Automation should output one error item per input item',
 			);
 			for (const item of out) {
 				const message = JSON.stringify(item.json.error ?? item.error ?? '');

@@ -6,12 +6,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { type Background, type Runtime, type Target, freePort, run } from './n8n';
+import {
+	type Background,
+	type Runtime,
+	type Target,
+	background,
+	freePort,
+	n8nBin,
+	run,
+} from './n8n';
 import { PACKAGE, ROOT } from './scenarios';
 
-const fail = (message: string): never => {
+export function fail(message: string): never {
 	throw new Error(message);
-};
+}
+
+/** Fails with `message` unless `condition` holds. */
+export function ensure(condition: unknown, message: string): asserts condition {
+	if (!condition) fail(message);
+}
 
 /** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
 export async function pack(work: string): Promise<string> {
@@ -143,6 +156,55 @@ export async function waitForStart(base: string, server: Background): Promise<vo
 	);
 }
 
+/**
+ * `n8n start` in a user folder prepared by n8nEnv, waited for, with the owner set up and logged in through the
+ * REST API; the server is stopped again if any of that fails.
+ */
+export async function startN8n(
+	runtime: Runtime,
+	version: string,
+	vars: NodeJS.ProcessEnv,
+	owner: { email: string; password: string; firstName: string; lastName: string },
+	browserId?: string,
+): Promise<{ base: string; rest: Rest; server: Background }> {
+	const userFolder = String(vars.N8N_USER_FOLDER);
+	const server = background(runtime.node, [n8nBin(version), 'start'], {
+		env: vars,
+		cwd: userFolder,
+		logFile: path.join(userFolder, 'n8n-start.log'),
+	});
+	try {
+		const base = String(vars.N8N_EDITOR_BASE_URL);
+		await waitForStart(base, server);
+		const rest = new Rest(base, browserId);
+		// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
+		const setup = await waitFor(
+			'the owner setup route',
+			30_000,
+			async () => {
+				const answer = await rest.call('POST', '/rest/owner/setup', owner);
+				return answer.status === 404 || !answer.json ? undefined : answer;
+			},
+			server,
+		);
+		ensure(
+			setup.status === 200,
+			`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`,
+		);
+		const { email, password } = owner;
+		const login = await rest.call('POST', '/rest/login', {
+			emailOrLdapLoginId: email,
+			email,
+			password,
+		});
+		ensure(login.status === 200, `login answered ${login.status}: ${login.text.slice(0, 500)}`);
+		return { base, rest, server };
+	} catch (error) {
+		await server.stop();
+		throw error;
+	}
+}
+
 /** A REST client that keeps the owner's n8n-auth cookie. */
 export class Rest {
 	private cookie = '';
@@ -178,6 +240,15 @@ export class Rest {
 			json = undefined;
 		}
 		return { status: res.status, json, text };
+	}
+
+	/** The executions of a workflow, newest first (the list's shape differs between n8n 1.x and 2.x). */
+	async executions(
+		workflowId: string,
+	): Promise<Array<{ id: string; status?: string; finished?: boolean; mode: string }>> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const list = await this.call('GET', `/rest/executions?filter=${filter}`);
+		return list.json?.data?.results ?? list.json?.data ?? [];
 	}
 }
 

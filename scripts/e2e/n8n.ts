@@ -122,7 +122,10 @@ export function peakRssMb(pid: number | undefined): number | undefined {
 	}
 }
 
-/** Starts a command in its own process group (so it can be killed whole), tracked for the final clean-up. */
+/**
+ * Starts a command in its own process group (so it can be killed whole), tracked for the final clean-up: its output
+ * as it comes, when it closed (its exit code), and `end` to kill what is left of the group.
+ */
 function spawnGroup(command: string, args: string[], options: Omit<RunOptions, 'timeoutMs'>) {
 	const child = spawn(command, args, {
 		cwd: options.cwd,
@@ -132,23 +135,28 @@ function spawnGroup(command: string, args: string[], options: Omit<RunOptions, '
 	});
 	running.add(child);
 	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
-	return { child, log };
+	const out = { stdout: '', stderr: '' };
+	for (const stream of ['stdout', 'stderr'] as const)
+		child[stream]!.on('data', (chunk: Buffer) => {
+			out[stream] += chunk.toString();
+			log?.write(chunk);
+		});
+	const closed = new Promise<number | null>((resolve) => {
+		child.on('error', (error) => resolve(((out.stderr += String(error)), null)));
+		child.on('close', resolve);
+	});
+	const end = () => {
+		killGroup(child, 'SIGKILL');
+		running.delete(child);
+		log?.end();
+	};
+	return { child, out, closed, end };
 }
 
 /** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
 export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
 	const started = Date.now();
-	const { child, log } = spawnGroup(command, args, options);
-	let stdout = '';
-	let stderr = '';
-	child.stdout!.on('data', (chunk: Buffer) => {
-		stdout += chunk.toString();
-		log?.write(chunk);
-	});
-	child.stderr!.on('data', (chunk: Buffer) => {
-		stderr += chunk.toString();
-		log?.write(chunk);
-	});
+	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let timedOut = false;
 	const timer = setTimeout(() => {
 		timedOut = true;
@@ -160,19 +168,11 @@ export async function run(command: string, args: string[], options: RunOptions):
 				peak = Math.max(peak ?? 0, peakRssMb(child.pid) ?? 0) || peak;
 			}, 50)
 		: undefined;
-	const code = await new Promise<number | null>((resolve) => {
-		child.on('error', (error) => {
-			stderr += String(error);
-			resolve(null);
-		});
-		child.on('close', (exitCode) => resolve(exitCode));
-	});
+	const code = await closed;
 	clearTimeout(timer);
-	if (sampler) clearInterval(sampler);
-	killGroup(child, 'SIGKILL'); // leftovers of the group (e.g. a task runner)
-	running.delete(child);
-	log?.end();
-	return { code, stdout, stderr, ms: Date.now() - started, timedOut, peakRssMb: peak };
+	clearInterval(sampler);
+	end(); // leftovers of the group (e.g. a task runner)
+	return { code, ...out, ms: Date.now() - started, timedOut, peakRssMb: peak };
 }
 
 export interface Background {
@@ -188,30 +188,19 @@ export function background(
 	args: string[],
 	options: Omit<RunOptions, 'timeoutMs'>,
 ): Background {
-	const { child, log } = spawnGroup(command, args, options);
-	let output = '';
-	const collect = (chunk: Buffer) => {
-		output += chunk.toString();
-		log?.write(chunk);
-	};
-	child.stdout!.on('data', collect);
-	child.stderr!.on('data', collect);
+	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let exited = false;
-	const closed = new Promise<void>((resolve) =>
-		child.on('close', () => ((exited = true), resolve())),
-	);
+	void closed.then(() => (exited = true));
 	return {
 		child,
-		output: () => output,
+		output: () => `${out.stdout}\n${out.stderr}`,
 		exited: () => exited,
 		async stop() {
 			killGroup(child, 'SIGTERM');
 			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
 			await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000))]);
 			clearTimeout(timer);
-			killGroup(child, 'SIGKILL');
-			running.delete(child);
-			log?.end();
+			end();
 		},
 	};
 }

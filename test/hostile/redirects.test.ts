@@ -5,35 +5,22 @@
  */
 import { PNG_SIGNATURE, TINY_PNG } from '../servers';
 import {
-	type AllServices,
+	FAST,
+	GETS,
 	KEY,
 	KINDS,
-	type Kind,
 	LABEL,
+	NAME,
 	NODE,
 	items,
+	pageLinking,
 	pathOf,
 	runNode,
 	serverOf,
-	startServices,
+	useServices,
 } from './setup';
 
-jest.setTimeout(15_000);
-
-let s: AllServices;
-beforeAll(async () => {
-	s = await startServices();
-});
-afterAll(() => s.stop());
-beforeEach(() => s.reset());
-
-const NAME: Record<Kind, string> = {
-	museum: 'museum service',
-	quotes: 'quotes service',
-	trigger: 'trigger service',
-};
-const FAST = { retryDelay: 5, maxRetryWait: 5 };
-const GETS: Kind[] = ['museum', 'quotes'];
+const s = useServices();
 
 describe('a redirect to another origin is not followed', () => {
 	const cases = KINDS.flatMap((kind) =>
@@ -232,19 +219,6 @@ describe('redirect loops and long chains end with an error', () => {
 });
 
 describe('image downloads', () => {
-	const pageLinking = (url: string) => ({
-		kind: 'status' as const,
-		status: 200,
-		body: {
-			status: 'success',
-			data: {
-				info: { totalrecords: 1, pages: 1 },
-				records: [{ objectid: 1, title: 'One', primaryimageurl: url }],
-			},
-			message: 'OK',
-		},
-	});
-
 	test('a redirect to another origin (a CDN) is followed, and the CDN never sees the key', async () => {
 		s.museum.fail(pageLinking(`${s.images.url}/images/1.png`));
 		s.images.fail({ kind: 'redirect', status: 302, location: `${s.catcher.url}/cdn/1.png` });

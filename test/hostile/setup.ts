@@ -91,6 +91,29 @@ export async function startServices(): Promise<
 
 export type AllServices = Awaited<ReturnType<typeof startServices>>;
 
+/** Registers the file's hooks: every service started once, reset before each test, stopped at the end. */
+export function useServices(prepare?: () => Promise<unknown>): AllServices {
+	const s = {} as AllServices;
+	beforeAll(async () => {
+		Object.assign(s, await startServices());
+		await prepare?.();
+	});
+	afterAll(() => s.stop());
+	beforeEach(() => s.reset());
+	return s;
+}
+
+/** How each node's errors name its service. */
+export const NAME: Record<Kind, string> = {
+	museum: 'museum service',
+	quotes: 'quotes service',
+	trigger: 'trigger service',
+};
+export const FAST = { retryDelay: 5, maxRetryWait: 5 };
+export const GETS: Kind[] = ['museum', 'quotes'];
+/** What a deadline or Stop may take beyond its nominal time on a loaded machine (still far below an endless wait). */
+export const LATE = 4000;
+
 export function serverOf(s: Services, kind: Kind): TestServer {
 	return s[kind] as TestServer;
 }
@@ -159,6 +182,36 @@ export const items = (result: RunResult) => result.output(NODE).map((i) => i.jso
 /** The path each node calls (for same-origin redirect chains). */
 export function pathOf(kind: Kind): string {
 	return kind === 'museum' ? '/object' : kind === 'quotes' ? '/tags' : '/trigger/hostile';
+}
+
+/** A museum answer of one record whose image is at `url`. */
+export function pageLinking(url: string) {
+	return {
+		kind: 'status' as const,
+		status: 200,
+		body: {
+			status: 'success',
+			data: {
+				info: { totalrecords: 1, pages: 1 },
+				records: [{ objectid: 1, title: 'One', primaryimageurl: url }],
+			},
+			message: 'OK',
+		},
+	};
+}
+
+/** Samples the process's RSS every 5 ms while `run` runs: the growth at the peak. */
+export async function rssDuring<T>(run: () => Promise<T>) {
+	global.gc?.();
+	const before = process.memoryUsage().rss;
+	let peak = before;
+	const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+	try {
+		const value = await run();
+		return { value, peakGrowth: Math.max(peak, process.memoryUsage().rss) - before };
+	} finally {
+		clearInterval(timer);
+	}
 }
 
 /** Polls until `check` is true (or `ms` passed). */

@@ -1,6 +1,9 @@
-/** Tests of the loopback test servers themselves (real sockets on 127.0.0.1, Node's global fetch). */
+/**
+ * What the loopback stand-ins promise beyond what the node tests already show through the nodes: that they answer
+ * like the documented services (paging links, validation, search semantics, real images), and that the faults a
+ * node test relies on really happen (a leak to redact, a key seen). Real sockets on 127.0.0.1, Node's fetch.
+ */
 import {
-	COLOR_DISTANCE,
 	ImageHost,
 	MuseumRecord,
 	MuseumServer,
@@ -10,7 +13,6 @@ import {
 	hasSharedData,
 	loadMuseumRecords,
 	loadQuoteTags,
-	parseHex,
 	startImageHost,
 	startMuseumServer,
 	startQuotesServer,
@@ -165,7 +167,7 @@ describe('museum server (fixture records)', () => {
 		expect(bronze.data.records.every((r) => r.medium === 'Bronze')).toBe(true);
 	});
 
-	test('person, classification (| = OR), period, hasimage', async () => {
+	test('person, classification (| = OR, whole value), period', async () => {
 		const cassatt = await getPage(`${museum.url}/object?person=cassatt`);
 		expect(cassatt.data.info.totalrecords).toBe(2);
 		const cls = await getPage(
@@ -181,40 +183,9 @@ describe('museum server (fixture records)', () => {
 		);
 		expect(period.data.records.every((r) => r.period === 'Edo period')).toBe(true);
 		expect(period.data.info.totalrecords).toBe(3);
-		const noImage = await getPage(`${museum.url}/object?hasimage=0&limit=100`);
-		expect(noImage.data.info.totalrecords).toBe(fixtures.filter((r) => r.imagecount === 0).length);
-		expect(
-			noImage.data.records.every((r) => r.primaryimageurl === null && r.imagecount === 0),
-		).toBe(true);
-		expect((await get(`${museum.url}/object?hasimage=yes`)).res.status).toBe(400);
 	});
 
-	test('color: near match on palette colours (euclidean <= 60)', async () => {
-		const within = (target: string) => (r: Record<string, unknown>) =>
-			(r.colors as Array<{ color: string }>).some((c) => {
-				const [a, b] = [parseHex(c.color) as number[], parseHex(target) as number[]];
-				return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]) <= COLOR_DISTANCE;
-			});
-		for (const target of ['#afaf4b', 'b4b450' /* off the 25-grid, no '#' */]) {
-			const page = await getPage(
-				`${museum.url}/object?color=${encodeURIComponent(target)}&limit=100`,
-			);
-			expect(page.data.info.totalrecords).toBeGreaterThanOrEqual(2);
-			expect(page.data.info.totalrecords).toBe(fixtures.filter(within(target)).length);
-			expect(page.data.records.every(within(target))).toBe(true);
-		}
-		const either = await getPage(
-			`${museum.url}/object?color=${encodeURIComponent('#afaf4b|#fafafa')}&limit=100`,
-		);
-		expect(either.data.info.totalrecords).toBe(
-			fixtures.filter((r) => within('#afaf4b')(r) || within('#fafafa')(r)).length,
-		);
-		expect((await get(`${museum.url}/object?color=red`)).res.status).toBe(400);
-	});
-
-	test('fields and sort/sortorder (nulls last)', async () => {
-		const page = await getPage(`${museum.url}/object?fields=objectid,title&limit=3`);
-		for (const r of page.data.records) expect(Object.keys(r).sort()).toEqual(['objectid', 'title']);
+	test('sort/sortorder (nulls last)', async () => {
 		const desc = await getPage(
 			`${museum.url}/object?sort=datebegin&sortorder=desc&limit=100&fields=datebegin`,
 		);
@@ -226,7 +197,7 @@ describe('museum server (fixture records)', () => {
 		expect(asc.data.records[0].title).toBe('Boys in a Dory');
 	});
 
-	test('image URLs point at the image host, alternate .jpg/.png by id parity, and serve valid images', async () => {
+	test('image URLs point at the image host and alternate .jpg/.png by id parity', async () => {
 		const page = await getPage(`${museum.url}/object?hasimage=1&limit=100`);
 		for (const r of page.data.records) {
 			const ext = (r.objectid as number) % 2 === 0 ? 'jpg' : 'png';
@@ -237,58 +208,12 @@ describe('museum server (fixture records)', () => {
 		expect((two.images as Array<{ baseimageurl: string }>)[1].baseimageurl).toMatch(
 			/\/images\/\d+-1\.(jpg|png)$/,
 		);
-		for (const r of page.data.records.slice(0, 4)) {
-			const res = await fetch(r.primaryimageurl as string);
-			expect(res.status).toBe(200);
-			expect(res.headers.get('content-type')).toMatch(/^image\/(png|jpeg)$/);
-		}
-		expect(images.authorizationSeen).toBe(false);
-		const plain = await startMuseumServer({ records: fixtures });
-		try {
-			const p = await getPage(`${plain.url}/object?hasimage=1&limit=100`);
-			expect(p.data.records.every((r) => r.primaryimageurl === null)).toBe(true);
-		} finally {
-			await plain.close();
-		}
 	});
 
-	test('shape modes', async () => {
-		museum.setMode({ shape: 'dataArray' });
-		const a = (await get(`${museum.url}/object?limit=2`)).body as { data: unknown[] };
-		expect(Array.isArray(a.data) && a.data.length).toBe(2);
-		museum.setMode({ shape: 'bareArray' });
-		const b = (await get(`${museum.url}/object?limit=2`)).body as unknown[];
-		expect(Array.isArray(b) && b.length).toBe(2);
-		museum.setMode({ shape: 'weird' });
-		const c = (await get(`${museum.url}/object?limit=2`)).body as { data: { items: unknown[] } };
-		expect(c.data.items).toHaveLength(2);
-		museum.reset();
-		expect(((await get(`${museum.url}/object?limit=2`)).body as Page).data.records).toHaveLength(2);
-	});
-
-	test('endlessNext: every page is full and has a next link', async () => {
-		museum.setMode({ endlessNext: true });
-		const { seen, pages, exhausted } = await crawl(`${museum.url}/object?limit=10`, 12);
-		expect(exhausted).toBe(false);
-		expect(pages).toBe(12);
-		expect(seen).toHaveLength(120);
-		expect(new Set(seen.map((r) => r.objectid)).size).toBe(fixtures.length);
-	});
-
-	test('duplicateAcrossPages: each page starts with the previous page’s last record', async () => {
-		museum.setMode({ duplicateAcrossPages: true });
-		const p1 = await getPage(`${museum.url}/object?limit=10`);
-		const p2 = await getPage(p1.data.info.next as string);
-		expect(p2.data.records[0].objectid).toBe(p1.data.records[9].objectid);
-		const { seen, exhausted } = await crawl(`${museum.url}/object?limit=10`);
-		expect(exhausted).toBe(true);
-		const unique = new Set(seen.map((r) => r.objectid));
-		expect(unique.size).toBe(fixtures.length);
-		expect(seen.length).toBeGreaterThan(fixtures.length);
-	});
-
-	test('hugePage ignores limit and cap', async () => {
-		const big = await startMuseumServer({ records: generateMuseumRecords(700), hugePageSize: 500 });
+	test('hugePage ignores limit and cap; generated records are deterministic', async () => {
+		const records = generateMuseumRecords(700);
+		expect(generateMuseumRecords(3)).toEqual(records.slice(0, 3));
+		const big = await startMuseumServer({ records, hugePageSize: 500 });
 		try {
 			big.setMode({ hugePage: true });
 			const page = await getPage(`${big.url}/object?limit=10`);
@@ -299,128 +224,9 @@ describe('museum server (fixture records)', () => {
 		}
 	});
 
-	test('40,000 generated records: search and deep pages stay fast', async () => {
-		const t0 = Date.now();
-		const records = generateMuseumRecords(40_000);
-		const big = await startMuseumServer({ records });
-		try {
-			const page = await getPage(`${big.url}/object?limit=100&page=400`);
-			expect(page.data.info).toMatchObject({ totalrecords: 40_000, pages: 400, page: 400 });
-			expect(page.data.info.next).toBeUndefined();
-			const hok = await getPage(`${big.url}/object?q=hokusai&sort=datebegin`);
-			expect(hok.data.info.totalrecords).toBeGreaterThan(1000);
-			expect(generateMuseumRecords(3)).toEqual(records.slice(0, 3)); // deterministic
-			expect(Date.now() - t0).toBeLessThan(5000);
-		} finally {
-			await big.close();
-		}
-	});
-});
-
-describe('faults and modes (common behaviour)', () => {
-	let museum: MuseumServer;
-	beforeAll(async () => {
-		museum = await startMuseumServer({ records: fixtures });
-	});
-	afterEach(() => museum.reset());
-	afterAll(() => museum.close());
-
-	test('each queued fault is consumed by exactly one request', async () => {
-		museum.fail({ kind: 'status', status: 503 }, { kind: 'status', status: 500 });
-		expect(museum.faults).toHaveLength(2);
-		expect((await get(`${museum.url}/object`)).res.status).toBe(503);
-		expect((await get(`${museum.url}/object`)).res.status).toBe(500);
-		expect((await get(`${museum.url}/object`)).res.status).toBe(200);
-		expect(museum.requests).toHaveLength(3);
-	});
-
-	test('status: default envelopes, Retry-After, custom body', async () => {
-		museum.fail(
-			{ kind: 'status', status: 429, retryAfter: '2' },
-			{ kind: 'status', status: 503, retryAfter: 'Wed, 21 Oct 2065 07:28:00 GMT' },
-			{ kind: 'status', status: 404, body: { error: 'gone' } },
-			{ kind: 'status', status: 502, body: 'upstream exploded' },
-		);
-		const a = await get(`${museum.url}/object`);
-		expect(a.res.status).toBe(429);
-		expect(a.res.headers.get('retry-after')).toBe('2');
-		expect(a.body).toEqual({ status: 'fail', data: null, message: 'Too many requests' });
-		const b = await get(`${museum.url}/object`);
-		expect(b.res.headers.get('retry-after')).toBe('Wed, 21 Oct 2065 07:28:00 GMT');
-		expect(b.body).toMatchObject({ status: 'error', message: 'Service Unavailable' });
-		const c = await get(`${museum.url}/object`);
-		expect([c.res.status, c.body]).toEqual([404, { error: 'gone' }]);
-		const d = await get(`${museum.url}/object`);
-		expect([d.res.status, d.text, d.res.headers.get('content-type')]).toEqual([
-			502,
-			'upstream exploded',
-			'text/plain; charset=utf-8',
-		]);
-	});
-
-	test('html, truncated, notJson, envelope', async () => {
-		museum.fail(
-			{ kind: 'html', status: 502 },
-			{ kind: 'truncated' },
-			{ kind: 'notJson' },
-			{ kind: 'envelope', envStatus: 'fail', message: 'quota exceeded' },
-			{ kind: 'envelope', status: 500, envStatus: 'error', message: 'db down' },
-		);
-		const html = await get(`${museum.url}/object`);
-		expect(html.res.status).toBe(502);
-		expect(html.res.headers.get('content-type')).toMatch(/^text\/html/);
-		expect(html.text).toMatch(/^<!DOCTYPE html>[\s\S]*<h1>502 Bad Gateway<\/h1>/);
-		const trunc = await get(`${museum.url}/object`);
-		expect(trunc.res.status).toBe(200);
-		expect(trunc.res.headers.get('content-type')).toMatch(/^application\/json/);
-		expect(trunc.body).toBeUndefined();
-		expect(trunc.text.startsWith('{"status":"success"')).toBe(true);
-		const nj = await get(`${museum.url}/object`);
-		expect([nj.res.status, nj.text]).toEqual([200, "Congratulations! You've fired the event"]);
-		expect((await get(`${museum.url}/object`)).body).toEqual({
-			status: 'fail',
-			data: null,
-			message: 'quota exceeded',
-		});
-		const env = await get(`${museum.url}/object`);
-		expect([env.res.status, env.body]).toEqual([
-			500,
-			{ status: 'error', data: null, message: 'db down' },
-		]);
-	});
-
-	test('slow fault and delayMs mode', async () => {
-		museum.fail({ kind: 'slow', ms: 150 });
-		let t = Date.now();
-		expect((await get(`${museum.url}/object`)).res.status).toBe(200);
-		expect(Date.now() - t).toBeGreaterThanOrEqual(140);
-		await expect(
-			fetch(`${museum.url}/object`, { headers: auth, signal: AbortSignal.timeout(50) }).then((r) =>
-				r.text(),
-			),
-		).resolves.toBeDefined();
-		museum.fail({ kind: 'slow', ms: 300 });
-		await expect(
-			fetch(`${museum.url}/object`, { headers: auth, signal: AbortSignal.timeout(50) }),
-		).rejects.toThrow(/aborted|timeout/i);
-		museum.setMode({ delayMs: 100 });
-		t = Date.now();
-		await get(`${museum.url}/object`);
-		expect(Date.now() - t).toBeGreaterThanOrEqual(90);
-	});
-
-	test('reset: the connection is reset after the body was read', async () => {
-		museum.fail({ kind: 'reset' });
-		const err = (await fetch(`${museum.url}/object`, { headers: auth }).catch(
-			(e: unknown) => e,
-		)) as Error & { cause?: { code?: string } };
-		expect(err.message).toBe('fetch failed'); // (jest's realm: TypeError but not *this* TypeError)
-		expect(err.cause?.code).toBe('ECONNRESET');
-		expect(museum.requests).toHaveLength(1);
-		expect((await get(`${museum.url}/object`)).res.status).toBe(200);
-	});
-
-	test('echoHeaders fault and mode leak every header, Authorization included', async () => {
+	test('echoHeaders fault and mode leak every header, Authorization included; unknown path is a JSON 404', async () => {
+		const nf = await get(`${museum.url}/nope`);
+		expect([nf.res.status, (nf.body as Page).status]).toEqual([404, 'fail']);
 		museum.fail({ kind: 'echoHeaders' });
 		const a = await get(`${museum.url}/object`, { ...auth, 'x-extra': 'yes' });
 		expect(a.res.status).toBe(400);
@@ -433,21 +239,6 @@ describe('faults and modes (common behaviour)', () => {
 		museum.setMode({ echoHeaders: true });
 		expect((await get(`${museum.url}/object`)).text).toContain(KEY);
 		expect((await get(`${museum.url}/object`)).text).toContain(KEY);
-	});
-
-	test('reset() clears requests, faults and modes; unknown path is a JSON 404', async () => {
-		museum.fail({ kind: 'notJson' });
-		museum.setMode({ unauthorizedAlways: true, delayMs: 5 });
-		museum.reset();
-		expect([
-			museum.requests.length,
-			museum.faults.length,
-			museum.mode.unauthorizedAlways,
-			museum.mode.delayMs,
-		]).toEqual([0, 0, false, 0]);
-		const nf = await get(`${museum.url}/nope`);
-		expect(nf.res.status).toBe(404);
-		expect(nf.body).toMatchObject({ status: 'fail' });
 	});
 });
 
@@ -560,45 +351,6 @@ describe('trigger server', () => {
 		await post('/trigger/ping?q=a', { headers: { 'idempotency-key': 'abc-2' } });
 		await post('/trigger/ping?q=a');
 		expect(trigger.deliveries).toHaveLength(3);
-	});
-
-	test('reset and slow faults still record the delivery (double-firing is detectable)', async () => {
-		trigger.fail({ kind: 'reset' });
-		const err = (await fetch(`${trigger.url}/trigger/boom`, {
-			method: 'POST',
-			headers: { ...auth, 'idempotency-key': 'k1' },
-		}).catch((e: unknown) => e)) as Error & {
-			cause?: { code?: string };
-		};
-		expect(err.cause?.code).toBe('ECONNRESET');
-		expect(trigger.deliveries).toHaveLength(1);
-		const retry = await post('/trigger/boom', { headers: { 'idempotency-key': 'k1' } });
-		expect(retry.body.data.duplicate).toBe(true);
-		expect(trigger.deliveries).toHaveLength(1);
-
-		trigger.fail({ kind: 'slow', ms: 300 });
-		await expect(
-			fetch(`${trigger.url}/trigger/slowpoke`, {
-				method: 'POST',
-				headers: auth,
-				signal: AbortSignal.timeout(50),
-			}),
-		).rejects.toThrow();
-		expect(trigger.deliveries.map((d) => d.event)).toEqual(['boom', 'slowpoke']);
-
-		trigger.fail({ kind: 'status', status: 500 });
-		expect((await post('/trigger/failed')).res.status).toBe(500);
-		expect(trigger.deliveries).toHaveLength(2); // an error answer is not a delivery
-	});
-
-	test('concurrencyProbe measures maxInFlight', async () => {
-		trigger.setMode({ concurrencyProbe: true, delayMs: 80 });
-		await Promise.all([1, 2, 3, 4].map((i) => post(`/trigger/c${i}`)));
-		expect(trigger.maxInFlight).toBe(4);
-		trigger.reset();
-		trigger.setMode({ concurrencyProbe: true });
-		for (const i of [1, 2, 3]) await post(`/trigger/s${i}`);
-		expect(trigger.maxInFlight).toBe(1);
 	});
 });
 
@@ -716,17 +468,6 @@ describe('image host', () => {
 		}
 	});
 
-	test('missing-* is a 404, huge-*.png is big and valid', async () => {
-		expect((await bytes('/images/missing-1.jpg')).res.status).toBe(404);
-		expect((await bytes('/images/nope.gif')).res.status).toBe(404);
-		const { res, buf } = await bytes('/images/huge-1.png');
-		expect(res.status).toBe(200);
-		expect(buf.length).toBeGreaterThanOrEqual(2 * 1024 * 1024);
-		expect(buf.length).toBeLessThan(2.2 * 1024 * 1024);
-		expect(buf.subarray(0, 8)).toEqual(PNG_SIGNATURE);
-		expect(Number(res.headers.get('content-length'))).toBe(buf.length);
-	});
-
 	test('authorizationSeen', async () => {
 		await bytes('/images/1.png');
 		expect(host.authorizationSeen).toBe(false);
@@ -736,12 +477,6 @@ describe('image host', () => {
 		expect(host.authorizationSeen).toBe(false);
 		await bytes('/images/1.png?apikey=k');
 		expect(host.authorizationSeen).toBe(true);
-	});
-
-	test('faults apply to the image host too', async () => {
-		host.fail({ kind: 'status', status: 503, retryAfter: '1' });
-		expect((await bytes('/images/1.png')).res.status).toBe(503);
-		expect((await bytes('/images/1.png')).res.status).toBe(200);
 	});
 });
 
@@ -757,14 +492,14 @@ describe('image host', () => {
 			console.info(`[servers.test] loaded ${all.length} Tate+CMOA records in ${loadMs} ms`);
 		});
 
-		test('loads all Tate + CMOA records in a few seconds', () => {
+		test('loads all Tate + CMOA records once, then from the cache', () => {
 			expect(all.filter((r) => r.source === 'tate')).toHaveLength(69_202);
 			expect(all.filter((r) => r.source === 'cmoa')).toHaveLength(28_258);
-			expect(loadMs).toBeLessThan(15_000);
 			expect(new Set(all.map((r) => r.objectid)).size).toBe(all.length);
 			const t0 = Date.now();
-			expect(loadMuseumRecords({ source: 'real' })).toHaveLength(all.length); // cached
-			expect(Date.now() - t0).toBeLessThan(200);
+			expect(loadMuseumRecords({ source: 'real' })).toHaveLength(all.length);
+			// a ratio, not a time: the cache must spare the parse whatever the machine's load
+			expect(Date.now() - t0).toBeLessThanOrEqual(loadMs / 10);
 			expect(
 				loadMuseumRecords({ source: 'real', max: 5, collections: ['cmoa'] }).map((r) => r.objectid),
 			).toEqual([10_000_000, 10_000_001, 10_000_002, 10_000_003, 10_000_004]);
@@ -811,7 +546,7 @@ describe('image host', () => {
 			expect(turner.length).toBeGreaterThan(30_000);
 		});
 
-		test('museum server over all records: search, filters and paging are fast', async () => {
+		test('museum server over all records: search, filters and deep paging', async () => {
 			const images = await startImageHost();
 			const t0 = Date.now();
 			const museum = await startMuseumServer({ records: all, imageBaseUrl: images.url });
@@ -836,7 +571,6 @@ describe('image host', () => {
 				console.info(
 					`[servers.test] museum over ${all.length} records: index ${startMs} ms, 4 queries ${Date.now() - t1} ms`,
 				);
-				expect(Date.now() - t1).toBeLessThan(5000);
 			} finally {
 				await museum.close();
 				await images.close();

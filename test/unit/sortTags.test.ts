@@ -1,90 +1,70 @@
-/** Quote Tags sorting (nodes/QuoteTags/operation), from source. */
+/** Quote Tags sorting (nodes/QuoteTags/operation), from source: each case sorted in place, descending and ascending. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { sortTags } from '../../nodes/QuoteTags/operation';
 
-const names = (tags: IDataObject[]) => tags.map((t) => t.name);
+type Field = Parameters<typeof sortTags>[1];
 
-describe('sortTags', () => {
-	test('quoteCount compares as a number, also when sent as text', () => {
-		const tags: IDataObject[] = [
-			{ name: 'a', quoteCount: 9 },
-			{ name: 'b', quoteCount: '100' },
-			{ name: 'c', quoteCount: 20 },
-			{ name: 'd', quoteCount: '3' },
-		];
-		sortTags(tags, 'quoteCount', 'desc');
-		expect(names(tags)).toEqual(['b', 'c', 'a', 'd']);
-		sortTags(tags, 'quoteCount', 'asc');
-		expect(names(tags)).toEqual(['d', 'a', 'c', 'b']);
-	});
-
-	test('stable: ties keep the order they came in, in both directions', () => {
-		const tags: IDataObject[] = [
-			{ name: 'x1', quoteCount: 5 },
-			{ name: 'y', quoteCount: 7 },
-			{ name: 'x2', quoteCount: 5 },
-			{ name: 'x3', quoteCount: 5 },
-		];
-		const desc = [...tags];
-		sortTags(desc, 'quoteCount', 'desc');
-		expect(names(desc)).toEqual(['y', 'x1', 'x2', 'x3']);
-		const asc = [...tags];
-		sortTags(asc, 'quoteCount', 'asc');
-		expect(names(asc)).toEqual(['x1', 'x2', 'x3', 'y']);
-	});
-
-	test('names compare case-insensitively', () => {
-		const tags: IDataObject[] = [
-			{ name: 'banana' },
-			{ name: 'Apple' },
-			{ name: 'cherry' },
-			{ name: 'Banana' },
-		];
-		sortTags(tags, 'name', 'asc');
-		expect(names(tags)).toEqual(['Apple', 'banana', 'Banana', 'cherry']);
-		sortTags(tags, 'name', 'desc');
-		expect(names(tags)).toEqual(['cherry', 'banana', 'Banana', 'Apple']);
-	});
-
-	test('dates compare as dates, whatever their format', () => {
-		const tags: IDataObject[] = [
-			{ name: 'iso', dateAdded: '2019-12-31' },
-			{ name: 'long', dateAdded: 'January 5, 2020' },
-			{ name: 'time', dateAdded: '2019-12-31T23:59:00Z' },
-			{ name: 'old', dateAdded: '2001-02-03' },
-		];
-		sortTags(tags, 'dateAdded', 'desc');
-		expect(names(tags)).toEqual(['long', 'time', 'iso', 'old']);
-		sortTags(tags, 'dateAdded', 'asc');
-		expect(names(tags)).toEqual(['old', 'iso', 'time', 'long']);
-	});
-
-	test('tags without the field go last, in both directions', () => {
-		const tags: IDataObject[] = [
-			{ name: 'none1' },
-			{ name: 'two', quoteCount: 2 },
-			{ name: 'empty', quoteCount: '' },
-			{ name: 'one', quoteCount: 1 },
-			{ name: 'null', quoteCount: null },
-		];
-		sortTags(tags, 'quoteCount', 'desc');
-		expect(names(tags)).toEqual(['two', 'one', 'none1', 'empty', 'null']);
-		sortTags(tags, 'quoteCount', 'asc');
-		expect(names(tags)).toEqual(['one', 'two', 'none1', 'empty', 'null']);
-	});
-
-	test('sorts in place and keeps every tag', () => {
-		const tags: IDataObject[] = Array.from({ length: 50 }, (_, i) => ({
-			name: `t${i}`,
-			quoteCount: (i * 31) % 17,
-		}));
-		const same = tags;
-		sortTags(tags, 'quoteCount', 'desc');
-		expect(tags).toBe(same);
-		expect(tags).toHaveLength(50);
-		expect(new Set(names(tags)).size).toBe(50);
-		for (let i = 1; i < 50; i++)
-			expect(Number(tags[i - 1].quoteCount)).toBeGreaterThanOrEqual(Number(tags[i].quoteCount));
-	});
+test.each<[string, Field, Array<[string, unknown?]>, string, string]>([
+	[
+		'counts compare as numbers, also when sent as text',
+		'quoteCount',
+		[
+			['a', 9],
+			['b', '100'],
+			['c', 20],
+			['d', '3'],
+		],
+		'b c a d',
+		'd a c b',
+	],
+	[
+		'stable: ties keep the order they came in',
+		'quoteCount',
+		[
+			['x1', 5],
+			['y', 7],
+			['x2', 5],
+			['x3', 5],
+		],
+		'y x1 x2 x3',
+		'x1 x2 x3 y',
+	],
+	[
+		'names compare case-insensitively',
+		'name',
+		[['banana'], ['Apple'], ['cherry'], ['Banana']],
+		'cherry banana Banana Apple',
+		'Apple banana Banana cherry',
+	],
+	[
+		'dates compare as dates, whatever their format',
+		'dateAdded',
+		[
+			['iso', '2019-12-31'],
+			['long', 'January 5, 2020'],
+			['time', '2019-12-31T23:59:00Z'],
+			['old', '2001-02-03'],
+		],
+		'long time iso old',
+		'old iso time long',
+	],
+	[
+		'tags without the field go last',
+		'quoteCount',
+		[['none1'], ['two', 2], ['empty', ''], ['one', 1], ['null', null]],
+		'two one none1 empty null',
+		'one two none1 empty null',
+	],
+])('%s', (_, field, rows, desc, asc) => {
+	for (const [order, expected] of [
+		['desc', desc],
+		['asc', asc],
+	] as const) {
+		const tags: IDataObject[] = rows.map((row) =>
+			row.length > 1 ? { name: row[0], [field]: row[1] as IDataObject[string] } : { name: row[0] },
+		);
+		sortTags(tags, field, order);
+		expect(tags.map((t) => t.name).join(' ')).toBe(expected);
+	}
 });
