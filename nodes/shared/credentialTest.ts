@@ -26,7 +26,6 @@ interface Target {
 	service: Service;
 	style: Style;
 	label: string;
-	/** The base address as configured, without trailing slashes */
 	base: string;
 	url: URL;
 }

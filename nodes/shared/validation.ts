@@ -101,7 +101,6 @@ export function toList(
 		.filter(Boolean);
 }
 
-/** An object with fields (not null, not a list). */
 export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,6 +3,7 @@
  * against the real services' stand-ins, and Museum Object Search in Harvard style through n8n's engine, with the
  * key (in a form that URL-encoding changes) searched for in every output, error and log line.
  */
+import { SERVICES } from '../../nodes/shared/transport/services';
 import { logs, testCredential } from '../harness/engine';
 import { dump, jsonOf, NODE, runSearch } from '../museum/setup';
 import {
@@ -84,13 +85,13 @@ describe('the credential Test in every style', () => {
 	});
 
 	test.each([
-		['harvard', 'museum service', 'Museum URL'],
-		['ifttt', 'trigger service', 'Trigger URL'],
+		['harvard', 'museum'],
+		['ifttt', 'trigger'],
 	] as const)(
 		'%s: a wrong key is named, and no form of the key is shown',
-		async (style, name, label) => {
-			const data = { ...styles()[style], apiKey: 'wrong-key-0' };
-			const result = await testCredential(data);
+		async (style, service) => {
+			const result = await testCredential({ ...styles()[style], apiKey: 'wrong-key-0' });
+			const { name, label } = SERVICES[service];
 			const base = style === 'harvard' ? harvard.url : ifttt.url;
 			expect(result).toEqual({
 				status: 'Error',

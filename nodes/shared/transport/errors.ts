@@ -94,7 +94,6 @@ export function gist(text: string): string {
 	return htmlTitle(text) ?? excerpt(text);
 }
 
-/** A page's title, when it has one. */
 export function htmlTitle(text: string): string | undefined {
 	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
 	return title ? excerpt(title, 80) : undefined;

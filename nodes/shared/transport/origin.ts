@@ -33,7 +33,6 @@ export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	return { url: text.replace(/\/+$/, '') };
 }
 
-/** The credential's base address of a service, checked. */
 export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
 	return checkBaseUrl(credentials[SERVICES[service].field]);
 }

@@ -21,7 +21,6 @@ export const KEY_PARAMETER = 'apikey';
 export type KeyPlacement = { in: 'bearer' } | { in: 'query' } | { in: 'path'; after: string[] };
 
 export interface StyleEntry {
-	/** As the choice is shown in the credential */
 	name: string;
 	description: string;
 	key: KeyPlacement;
@@ -30,14 +29,10 @@ export interface StyleEntry {
 }
 
 export interface ServiceEntry {
-	/** The credential field of its base address */
 	field: string;
-	/** That field's label */
 	label: string;
-	/** How messages name it */
 	name: string;
 	placeholder: string;
-	/** The base address field's description */
 	description: string;
 	/** The credential Test checks the first base address filled in, lowest rank first */
 	testRank: number;
