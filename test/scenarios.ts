@@ -252,16 +252,10 @@ export const SCENARIOS: Scenario[] = [
 			);
 			const request = s.museum.requests.find((r) => r.path === '/object');
 			assert.ok(request, 'the museum service got no search request');
-			assert.equal(
-				request.query.color,
-				'#194b7d',
-				'the color filter was not sent as color=#194b7d',
-			);
-			assert.equal(request.query.hasimage, '1', 'Has Image was not sent as hasimage=1');
-			assert.equal(
-				request.headers.authorization,
-				`Bearer ${s.apiKey}`,
-				'the search was not sent with the Bearer key',
+			same(
+				[request.query.color, request.query.hasimage, request.headers.authorization],
+				['#194b7d', '1', `Bearer ${s.apiKey}`],
+				'the search should send color=#194b7d and hasimage=1 with the Bearer key',
 			);
 
 			const posts = run.items('Compose Post');
@@ -282,20 +276,13 @@ export const SCENARIOS: Scenario[] = [
 					binary,
 					`item ${index} of Compose Post has no binary "image" (Download Images, kept by Set)`,
 				);
-				assert.match(
-					String(binary.mimeType),
-					/^image\/(png|jpeg)$/,
-					`item ${index}: binary is ${binary.mimeType}`,
-				);
+				assert.match(String(binary.mimeType), /^image\/(png|jpeg)$/, `item ${index}'s binary`);
 				assert.equal(
 					post.json.imageFile,
 					binary.fileName,
 					'the Set expression $binary.image.fileName did not resolve',
 				);
-				assert.ok(
-					String(binary.fileName).startsWith(String(record.objectid)),
-					`file name ${binary.fileName} is not the image's`,
-				);
+				assert.match(String(binary.fileName), new RegExp(`^${record.objectid}`), 'the file name');
 				const bytes = run.binaryBytes?.(post, 'image');
 				if (bytes) {
 					const signature = binary.mimeType === 'image/png' ? PNG : JPEG;
@@ -319,11 +306,7 @@ export const SCENARIOS: Scenario[] = [
 					);
 				}
 			}
-			assert.equal(
-				downloads.length,
-				search.length,
-				'the image host did not serve one image per artwork',
-			);
+			assert.equal(downloads.length, search.length, 'one image downloaded per artwork');
 			assert.equal(s.images.authorizationSeen, false, 'the API key was sent to the image host');
 			facts.push(
 				`museum query color=#194b7d hasimage=1 with Bearer key; ${downloads.length} images downloaded without the key`,
@@ -359,12 +342,10 @@ export const SCENARIOS: Scenario[] = [
 				`Quote tags this week, most quoted first: ${names.join(', ')}`,
 			);
 			const request = s.quotes.requests.find((r) => r.path === '/tags');
-			assert.equal(request?.query.sortBy, 'quoteCount');
-			assert.equal(request?.query.order, 'desc');
-			assert.equal(
-				request?.headers.authorization,
-				undefined,
-				'the API key was sent to the quotes service',
+			same(
+				[request?.query.sortBy, request?.query.order, request?.headers.authorization ?? null],
+				['quoteCount', 'desc', null],
+				'the tags should be asked for by quoteCount desc, without the API key',
 			);
 			return [
 				`${names.length} tags aggregated into one digest (${digest[0].json.quoteCount} quotes), order = the service's quoteCount desc`,
@@ -393,12 +374,8 @@ export const SCENARIOS: Scenario[] = [
 				'the data should hold Baroque or Neo-Classical prints with and without an image',
 			);
 			same(
-				run.items('Has an Image?', 0).map((i) => i.json.id),
-				withImage.map((r) => r.objectid),
-			);
-			same(
-				run.items('Has an Image?', 1).map((i) => i.json.id),
-				without.map((r) => r.objectid),
+				[0, 1].map((output) => run.items('Has an Image?', output).map((i) => i.json.id)),
+				[withImage, without].map((records) => records.map((r) => r.objectid)),
 			);
 
 			const { fired, byObject } = firedByObject(s);

@@ -7,6 +7,8 @@ import {
 	ImageHost,
 	MuseumRecord,
 	MuseumServer,
+	COLOR_DISTANCE,
+	parseHex,
 	PNG_SIGNATURE,
 	QuoteTag,
 	generateMuseumRecords,
@@ -185,6 +187,22 @@ describe('museum server (fixture records)', () => {
 		expect(period.data.info.totalrecords).toBe(3);
 	});
 
+	// the node test compares one normalised colour with the fixtures; these are the forms the service itself accepts
+	test('color: without "#", several joined by |; a name is a 400', async () => {
+		const near = (target: string) => (r: Record<string, unknown>) =>
+			(r.colors as Array<{ color: string }>).some((c) => {
+				const [a, b] = [parseHex(c.color) as number[], parseHex(target) as number[]];
+				return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]) <= COLOR_DISTANCE;
+			});
+		const bare = await getPage(`${museum.url}/object?color=b4b450&limit=100`);
+		expect(bare.data.info.totalrecords).toBe(fixtures.filter(near('b4b450')).length);
+		const either = await getPage(`${museum.url}/object?color=%23afaf4b%7C%23fafafa&limit=100`);
+		expect(either.data.info.totalrecords).toBe(
+			fixtures.filter((r) => near('#afaf4b')(r) || near('#fafafa')(r)).length,
+		);
+		expect((await get(`${museum.url}/object?color=red`)).res.status).toBe(400);
+	});
+
 	test('sort/sortorder (nulls last)', async () => {
 		const desc = await getPage(
 			`${museum.url}/object?sort=datebegin&sortorder=desc&limit=100&fields=datebegin`,
@@ -197,7 +215,7 @@ describe('museum server (fixture records)', () => {
 		expect(asc.data.records[0].title).toBe('Boys in a Dory');
 	});
 
-	test('image URLs point at the image host and alternate .jpg/.png by id parity', async () => {
+	test('image URLs point at the image host (none without one) and alternate .jpg/.png by id parity', async () => {
 		const page = await getPage(`${museum.url}/object?hasimage=1&limit=100`);
 		for (const r of page.data.records) {
 			const ext = (r.objectid as number) % 2 === 0 ? 'jpg' : 'png';
@@ -208,6 +226,13 @@ describe('museum server (fixture records)', () => {
 		expect((two.images as Array<{ baseimageurl: string }>)[1].baseimageurl).toMatch(
 			/\/images\/\d+-1\.(jpg|png)$/,
 		);
+		const plain = await startMuseumServer({ records: fixtures });
+		try {
+			const p = await getPage(`${plain.url}/object?hasimage=1&limit=100`);
+			expect(p.data.records.every((r) => r.primaryimageurl === null)).toBe(true);
+		} finally {
+			await plain.close();
+		}
 	});
 
 	test('hugePage ignores limit and cap; generated records are deterministic', async () => {
