@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import { getOptions, readNumber } from '../shared/fields';
-import { type ItemOperation, asNodeError } from '../shared/items';
+import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import { isPlainObject } from '../shared/validation';
 import type { ApiResponse, RequestSettings, TriptychClient } from '../shared/transport';
@@ -21,10 +20,6 @@ const NO_RETRY_ADVICE =
 	'The node did not retry: without an Idempotency Key the service cannot tell a retry from a new call, and a ' +
 	'retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, ' +
 	`or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
-
-const KEY_ADVICE =
-	'Check the API Key in the Triptych API credentials, and its Trigger API: IFTTT Webhooks puts the key (from ' +
-	"IFTTT's Webhooks settings) in the address; Generic sends it as an Authorization: Bearer header.";
 
 /** Batching windows of a run, from the first item's options (as n8n's HTTP Request node reads them). */
 export function batchWindows(ctx: IExecuteFunctions): BatchWindows {
@@ -86,12 +81,6 @@ export function fireAutomationOperation(
 					i,
 				);
 				return [{ json: toOutput(response) }];
-			} catch (caught) {
-				// IFTTT refuses a wrong key, or a key sent the way another service takes it, with 401
-				const error = asNodeError(ctx, caught, i);
-				if (error instanceof NodeApiError && error.httpCode === '401')
-					error.description = KEY_ADVICE;
-				throw error;
 			} finally {
 				windows.leave(i);
 			}

@@ -10,7 +10,7 @@ import {
 	type IftttServer,
 	type MuseumServer,
 	type QuotesServer,
-	loadMuseumRecords,
+	generateMuseumRecords,
 	startHarvardServer,
 	startIftttServer,
 	startQuotesServer,
@@ -18,7 +18,7 @@ import {
 
 const KEY = 's3cret/key+with&odd=chars';
 const FORMS = [KEY, encodeURIComponent(KEY), new URLSearchParams({ k: KEY }).toString().slice(2)];
-const records = loadMuseumRecords({ source: 'fixture' });
+const records = generateMuseumRecords(150); // more than one page of 100
 
 let harvard: MuseumServer;
 let ifttt: IftttServer;

@@ -47,7 +47,7 @@ export function isEnvelope(
 export function extractMessage(body: unknown): string | undefined {
 	if (typeof body === 'string') return excerpt(body, 300);
 	if (!isPlainObject(body)) return undefined;
-	for (const key of ['message', 'error', 'detail', 'title']) {
+	for (const key of ['message', 'error', 'detail', 'title', 'statusMessage']) {
 		const value = body[key];
 		if (typeof value === 'string' && value) return excerpt(value, 300);
 		if (isPlainObject(value) && typeof value.message === 'string')
@@ -132,10 +132,7 @@ export function interpret(
 	let description = ok
 		? `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`
 		: hint(String(status), label);
-	if (status === 401 && service === 'quotes') {
-		description =
-			'The quotes service asks for a key: turn on "Send API Key to Quotes Service" in the Triptych API credentials, and check the API Key.';
-	}
+	if (status === 401) description = keyAdvice(service);
 	if (stop?.unsafe) {
 		description = `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${stop.text}`;
 	} else if (stop) {
@@ -151,4 +148,14 @@ export function interpret(
 		details: { message: serviceMessage || summary },
 		redact,
 	});
+}
+
+/** What to check when a service refuses the key: the key, and how the credential sends it to this service. */
+function keyAdvice(service: Service): string {
+	const { keySwitch, label, name, styleField, styles } = SERVICES[service];
+	if (keySwitch)
+		return `The ${name} asks for a key: turn on "${keySwitch.displayName}" in the Triptych API credentials, and check the API Key.`;
+	if (!styleField) return hint('401', label);
+	const choices = Object.values(styles).map((style) => style.name);
+	return `Check the API Key in the Triptych API credentials, and its ${label.replace(/ URL$/, '')} API (${choices.join(' or ')}): how the service takes the key.`;
 }

@@ -5,7 +5,9 @@ import { WireFailure } from './types';
 /** The part of a Node.js readable stream the body reader uses (n8n hands over axios' response stream). */
 export interface BodyStream {
 	on(event: string, listener: (...args: unknown[]) => void): unknown;
+	once(event: string, listener: (...args: unknown[]) => void): unknown;
 	removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+	resume(): unknown;
 	destroy(error?: Error): unknown;
 	readableEnded?: boolean;
 }
@@ -19,9 +21,16 @@ export function isBodyStream(value: unknown): value is BodyStream {
 	);
 }
 
-/** Throws away an answer's body without reading it (a redirect's, or one that arrived too late). */
+/**
+ * Throws away an answer's body (a redirect's, one too large, one that arrived too late). n8n's client hands over a
+ * wrapper that starts reading the real response only once it is read: destroyed unread, the response would stay
+ * paused and keep its socket open, so one chunk is read first.
+ */
 export function discard(body: unknown): void {
-	if (isBodyStream(body)) body.destroy();
+	if (!isBodyStream(body)) return;
+	body.on('error', () => undefined);
+	body.once('data', () => body.destroy());
+	body.resume();
 }
 
 export function tooLarge(limit: number, seen: number | 'declared'): Failure {
