@@ -48,10 +48,10 @@ export class FireAutomation implements INodeType {
 			},
 			{
 				message:
-					'Without an idempotency key, a call that fails after it may have reached the service (timeout, dropped connection, 502/503/504) is not retried, so it never fires twice. Choose an Idempotency Key Mode to allow retries.',
+					'Without an idempotency key, a call that fails after it may have reached the service (timeout, dropped connection, 502/503/504) is not retried, so it never fires twice. Choose an Idempotency Key Mode (Options) to allow retries.',
 				location: 'ndv',
 				whenToDisplay: 'always',
-				displayCondition: '={{ ($parameter["idempotency"] || "none") === "none" }}',
+				displayCondition: '={{ (($parameter["options"] || {}).idempotency || "none") === "none" }}',
 			},
 		],
 		inputs: [NodeConnectionTypes.Main],
