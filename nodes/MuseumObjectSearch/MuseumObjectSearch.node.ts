@@ -38,7 +38,7 @@ export class MuseumObjectSearch implements INodeType {
 		hints: [
 			{
 				message:
-					'Return All with no search and no filter asks for the whole collection: the node stops with an error after Max Pages pages. Add a search or a filter, or set a Limit.',
+					'Return All with no search and no filter asks for the whole collection: the node stops with an error after Max Pages pages. Add a search or a filter, or turn Return All off.',
 				type: 'warning',
 				location: 'ndv',
 				whenToDisplay: 'always',
