@@ -12,7 +12,9 @@
  *      every URL empty ("No address to test: …"), a malformed Museum URL ("… is not a web address"), a Museum URL
  *      where nothing listens ("Nothing listens at …", not a bare ECONNREFUSED);
  *   4. Museum Object Search: Output = Selected Fields shows Selected Fields at once;
- *   5. screenshots (light and dark theme, nodes panel, credential form) into docs/screenshots/.
+ *   5. screenshots (light and dark theme, nodes panel, credential form) into docs/screenshots/;
+ *   6. before any run: the schema endpoint serves each shipped schema, the node after an unexecuted Museum
+ *      Object Search offers its fields, and the node hints show only where they apply.
  * Skips (exit 0, "SKIPPED: …") without /usr/bin/chromium or an n8n install; TRIPTYCH_UI_STRICT=1 makes a skip
  * an error. Options: --keep (keep .tmp/ui: n8n's log).
  */
@@ -33,6 +35,7 @@ import { type App, OWNER, startApp } from './ui/app';
 import { CHROMIUM, type Launched, collectErrors, launch } from './ui/browser';
 import { type Ctx, credentialForm, nodesPanel, parameterPanels, themes } from './ui/checks';
 import { describe, sortEntries } from './ui/console';
+import { previewAndHints } from './ui/preview';
 import { signIn } from './ui/editor';
 
 const VERSION = '2.41.1';
@@ -141,6 +144,7 @@ async function main(): Promise<number> {
 			credentialTestMessage({ apiKey: 'wrong', museumUrl: services.museum.url }, 401),
 		);
 		await themes(ctx);
+		await previewAndHints(ctx, app.rest, app.credentialId);
 
 		const sorted = sortEntries(entries, app.base);
 		await check('whole session: no console error from the package', async () => {

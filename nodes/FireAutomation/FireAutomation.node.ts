@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
 import { runItems } from '../shared/items';
-import { getConcurrency } from '../shared/options';
+import { CONCURRENCY, getConcurrency } from '../shared/options';
 import { TriptychClient } from '../shared/transport';
 import { fireAutomationProperties } from './description';
 import { batchWindows, fireAutomationOperation } from './operation';
@@ -34,6 +34,26 @@ export class FireAutomation implements INodeType {
 					'Fire an automation (an "if this then that" applet) with an event name and a JSON payload. Every call fires it once.',
 			},
 		},
+		builderHint: {
+			searchHint:
+				'Fires an "if this then that" automation (IFTTT Maker Webhooks or a compatible service) once per input item, with an event name and a JSON payload. Not for calling arbitrary web APIs (use HTTP Request) nor for starting a workflow (use a trigger node).',
+		},
+		hints: [
+			{
+				message:
+					'With Concurrency above 1, several calls are in flight at once, so automations may arrive in another order than the items. Set Concurrency (Options) to 1 to keep the item order.',
+				location: 'ndv',
+				whenToDisplay: 'always',
+				displayCondition: `={{ Number(($parameter["options"] || {}).concurrency || ${CONCURRENCY.default}) > 1 }}`,
+			},
+			{
+				message:
+					'Without an idempotency key, a call that fails after it may have reached the service (timeout, dropped connection, 502/503/504) is not retried, so it never fires twice. Choose an Idempotency Key Mode (Options) to allow retries.',
+				location: 'ndv',
+				whenToDisplay: 'always',
+				displayCondition: '={{ (($parameter["options"] || {}).idempotency || "none") === "none" }}',
+			},
+		],
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true, testedBy: 'triptychApiTest' }],

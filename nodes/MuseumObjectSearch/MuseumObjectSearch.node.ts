@@ -19,7 +19,8 @@ export class MuseumObjectSearch implements INodeType {
 		name: 'museumObjectSearch',
 		icon: { light: 'file:museum.svg', dark: 'file:museum.dark.svg' },
 		group: ['input'],
-		version: 1,
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle:
 			'={{ ($parameter["q"] ? "Search: " + $parameter["q"] : (Object.keys($parameter["filters"] || {}).length ? "Filtered objects" : ($parameter["returnAll"] ? "All objects" : "Objects"))) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
 		description: "Search a museum's artworks by text, artist, classification, period or color",
@@ -30,6 +31,21 @@ export class MuseumObjectSearch implements INodeType {
 					"Search a museum's artworks by free text and return the matching objects: id, title, artist, date, classification, period, culture, medium, image URL and object URL",
 			},
 		},
+		builderHint: {
+			searchHint:
+				"Searches a museum collection (Harvard Art Museums API or a compatible service) by free text, artist, classification, period or color and returns one item per artwork, optionally with its image. Not for other museums' own APIs, nor for fetching an arbitrary URL (use HTTP Request).",
+		},
+		hints: [
+			{
+				message:
+					'Return All with no search and no filter asks for the whole collection: the node stops with an error after Max Pages pages. Add a search or a filter, or turn Return All off.',
+				type: 'warning',
+				location: 'ndv',
+				whenToDisplay: 'always',
+				displayCondition:
+					'={{ $parameter["returnAll"] === true && !$parameter["q"] && !Object.keys($parameter["filters"] || {}).length }}',
+			},
+		],
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true, testedBy: 'triptychApiTest' }],

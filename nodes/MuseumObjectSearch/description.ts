@@ -74,6 +74,32 @@ export const MAX_IMAGE_SIZE: NumberOption = {
 		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
 };
 
+/** The record fields Selected Fields offers; any other field goes in Other Fields. */
+export const COMMON_FIELDS = [
+	'accessionyear',
+	'century',
+	'classification',
+	'colors',
+	'creditline',
+	'culture',
+	'dated',
+	'datebegin',
+	'dateend',
+	'department',
+	'dimensions',
+	'division',
+	'images',
+	'medium',
+	'objectid',
+	'objectnumber',
+	'people',
+	'period',
+	'primaryimageurl',
+	'technique',
+	'title',
+	'url',
+];
+
 const FIRST_FILTER = FILTERS[0].key;
 
 const show = (field: string, values: Array<string | boolean>) => ({
@@ -108,9 +134,28 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. objectid, title, people, images.0.width',
-		...show('output', ['selected']),
+		displayOptions: { show: { output: ['selected'], '@version': [1] } },
 		description:
 			'Comma-separated record fields to output; a dot reaches into an object or list (e.g. images.0.width)',
+	},
+	{
+		displayName: 'Selected Fields',
+		name: 'selectedFieldList',
+		type: 'multiOptions',
+		default: [],
+		displayOptions: { show: { output: ['selected'], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		description: "Record fields to output. The record's ID (objectid) is always kept.",
+		options: COMMON_FIELDS.map((name) => ({ name, value: name })),
+	},
+	{
+		displayName: 'Other Fields',
+		name: 'otherFields',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. technique, images.0.width',
+		displayOptions: { show: { output: ['selected'], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		description:
+			'More record fields to output, comma-separated; a dot reaches into an object or list (e.g. images.0.width)',
 	},
 	{
 		displayName: 'Download Images',

@@ -5,6 +5,7 @@ import { getRequestSettings } from '../shared/options';
 import type { RequestSettings } from '../shared/transport';
 import { fieldError, show, toList, toText } from '../shared/validation';
 import {
+	COMMON_FIELDS,
 	MAX_IMAGE_SIZE,
 	MAX_IMAGES,
 	MAX_PAGES,
@@ -33,7 +34,7 @@ export interface SearchPlan {
 }
 
 /** Names the node always sends itself: Additional Query Parameters may not use them. */
-const PAGER_PARAMETERS = ['limit', 'page'];
+const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
 /** Filter Parameter Names: the renamed filters, each at most once. */
 function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string> {
@@ -64,6 +65,28 @@ function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string>
 		);
 	}
 	return names;
+}
+
+/** Selected Fields and Other Fields (version 1.1 on), with the record's ID first whatever was chosen. */
+function readSelection(ctx: IExecuteFunctions, i: number): string[] {
+	const chosen: unknown = parameter(ctx, 'selectedFieldList', i, []);
+	const list = Array.isArray(chosen) ? chosen : [chosen];
+	for (const name of list) {
+		if (!COMMON_FIELDS.includes(name as string)) {
+			throw fieldError(
+				ctx,
+				'"Selected Fields"',
+				i,
+				`has ${show(name)}, which is not one of ${COMMON_FIELDS.join(', ')}`,
+				'Put other record fields in Other Fields.',
+			);
+		}
+	}
+	const names = [
+		...(list as string[]),
+		...toList(ctx, parameter(ctx, 'otherFields', i, ''), 'Other Fields', i),
+	];
+	return names.length ? [...new Set(['objectid', ...names])] : [];
 }
 
 /** Reads and checks one item's parameters. Throws a NodeOperationError naming the field and the item. */
@@ -130,7 +153,10 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 	const output = readChoice(ctx, parameter(ctx, OUTPUT.name, i, OUTPUT.default), OUTPUT, i);
 	let selected: SearchPlan['selected'];
 	if (output === 'selected') {
-		const names = toList(ctx, parameter(ctx, 'selectedFields', i, ''), 'Selected Fields', i);
+		const names =
+			ctx.getNode().typeVersion < 1.1
+				? toList(ctx, parameter(ctx, 'selectedFields', i, ''), 'Selected Fields', i)
+				: readSelection(ctx, i);
 		if (!names.length) {
 			throw fieldError(
 				ctx,

@@ -31,6 +31,10 @@ export class QuoteTags implements INodeType {
 					'List the tags (categories) of quotations with their quote counts, optionally only the tags whose name contains a search text',
 			},
 		},
+		builderHint: {
+			searchHint:
+				'Lists the tags (categories) of a quotations service (Quotable or a compatible one) with their quote counts, optionally those whose name contains a text. Not for fetching the quotations themselves (use HTTP Request).',
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true, testedBy: 'triptychApiTest' }],

@@ -284,7 +284,7 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 			const t0 = Date.now();
 			await ed.visible(
 				page,
-				`${ed.SEL.ndvParameters} [data-test-id="parameter-input-selectedFields"]`,
+				`${ed.SEL.ndvParameters} [data-test-id="parameter-input-selectedFieldList"]`,
 				'the Selected Fields box',
 				1000,
 			);

@@ -1,0 +1,113 @@
+/// <reference lib="dom" />
+/**
+ * Before any run: the schema endpoint serves each shipped `__schema__` file, the node after an unexecuted Museum
+ * Object Search offers its fields in the input panel, and the node hints show exactly where they apply.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import type { Rest } from '../e2e/instance';
+import { PACKAGE, ROOT } from '../e2e/scenarios';
+import type { Ctx } from './checks';
+import * as ed from './editor';
+
+const fail = (message: string): never => {
+	throw new Error(message);
+};
+
+const HINTS = {
+	museum: 'Return All with no search and no filter',
+	order: 'With Concurrency above 1',
+	retry: 'Without an idempotency key',
+};
+
+/** Text the open panel shows, for the hints and the input fields. */
+const ndvText = (ctx: Ctx) =>
+	ctx.page.$eval(ed.SEL.ndv, (e) => (e as HTMLElement).innerText).catch(() => '');
+
+export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string): Promise<void> {
+	const { page, check, base } = ctx;
+	await check(
+		'schema endpoint: every shipped __schema__ file answers 200 with its fields',
+		async () => {
+			const lines: string[] = [];
+			for (const dir of fs.readdirSync(path.join(ROOT, 'nodes'))) {
+				const schemas = path.join(ROOT, 'dist', 'nodes', dir, '__schema__');
+				if (!fs.existsSync(schemas)) continue;
+				const type = `${PACKAGE}.${dir[0].toLowerCase()}${dir.slice(1)}`;
+				for (const file of fs.readdirSync(schemas)) {
+					const url = `${base}/schemas/${type}/${file.slice(1)}`;
+					const res = await fetch(url);
+					const body = (await res.json().catch(() => ({}))) as { properties?: object };
+					const keys = Object.keys(body.properties ?? {});
+					if (res.status !== 200 || !keys.length)
+						fail(`${url}: ${res.status}, ${keys.length} fields`);
+					lines.push(`${type} ${file.slice(1, -5)}: 200, ${keys.length} fields`);
+				}
+			}
+			return lines;
+		},
+	);
+
+	const node = (name: string, type: string, typeVersion: number, x: number, parameters = {}) => ({
+		...{ id: name, name, type, typeVersion, position: [x, 0], parameters },
+		...(type.startsWith(PACKAGE)
+			? { credentials: { triptychApi: { id: credentialId, name: '' } } }
+			: {}),
+	});
+	const nodes = [
+		node('Start', 'n8n-nodes-base.manualTrigger', 1, 0),
+		node('Museum', `${PACKAGE}.museumObjectSearch`, 1.1, 200, { returnAll: true }),
+		node('Next', 'n8n-nodes-base.noOp', 1, 400),
+		node('Fire', `${PACKAGE}.fireAutomation`, 1, 600),
+		node('Fire in order', `${PACKAGE}.fireAutomation`, 1, 800, {
+			options: { concurrency: 1, idempotency: 'auto' },
+		}),
+	];
+	const link = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
+	const created = await rest.call('POST', '/rest/workflows', {
+		name: 'Before the first run',
+		nodes,
+		connections: { Start: link('Museum'), Museum: link('Next') },
+		settings: {},
+	});
+	const id = created.json?.data?.id as string | undefined;
+	if (!id) fail(`creating the workflow answered ${created.status}: ${created.text.slice(0, 300)}`);
+
+	await check('the node after an unexecuted Museum Object Search offers its fields', async () => {
+		await page.goto(`${base}/workflow/${id}`, { waitUntil: 'domcontentloaded' });
+		await ed.openNdv(page, 'Next');
+		const wanted = ['title', 'artist', 'imageUrl'];
+		const t0 = Date.now();
+		let text = '';
+		while (Date.now() - t0 < 15_000) {
+			text = await page
+				.$eval('[data-test-id="ndv-input-panel"]', (e) => (e as HTMLElement).innerText)
+				.catch(() => '');
+			if (wanted.every((w) => text.includes(w))) break;
+			await ed.sleep(500);
+		}
+		await ed.closeNdv(page);
+		const missing = wanted.filter((w) => !text.includes(w));
+		if (missing.length) fail(`input panel lacks ${missing.join(', ')}: ${text.slice(0, 400)}`);
+		return [`input panel: ${text.replace(/\s+/g, ' ').slice(0, 160)}`];
+	});
+
+	await check('node hints show where they apply, and only there', async () => {
+		const seen: string[] = [];
+		for (const [name, want, not] of [
+			['Museum', [HINTS.museum], []],
+			['Fire', [HINTS.order, HINTS.retry], []],
+			['Fire in order', [], [HINTS.order, HINTS.retry]],
+		] as const) {
+			await ed.openNdv(page, name);
+			await ed.sleep(1000);
+			const text = await ndvText(ctx);
+			await ed.closeNdv(page);
+			for (const hint of want) if (!text.includes(hint)) fail(`${name}: no hint "${hint}…"`);
+			for (const hint of not) if (text.includes(hint)) fail(`${name}: shows "${hint}…"`);
+			seen.push(`${name}: ${want.length} hint(s) shown${not.length ? ', none of the others' : ''}`);
+		}
+		return seen;
+	});
+}
