@@ -7,9 +7,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { runItems } from '../shared/items';
-import { CONCURRENCY, getConcurrency } from '../shared/options';
-import { TriptychClient } from '../shared/transport';
+import { runNode } from '../shared/items';
+import { CONCURRENCY } from '../shared/options';
 import { fireAutomationProperties } from './description';
 import { batchWindows, fireAutomationOperation } from './operation';
 
@@ -63,16 +62,8 @@ export class FireAutomation implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const concurrency = getConcurrency(this);
-		const client = new TriptychClient(this, concurrency);
-		try {
-			return await runItems(this, fireAutomationOperation(this, client, batchWindows(this)), {
-				continueOnFail: this.continueOnFail(),
-				concurrency,
-				onStop: () => client.halt(),
-			});
-		} finally {
-			client.close();
-		}
+		return await runNode(this, (client) =>
+			fireAutomationOperation(this, client, batchWindows(this)),
+		);
 	}
 }

@@ -7,9 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { runItems } from '../shared/items';
-import { getConcurrency } from '../shared/options';
-import { TriptychClient } from '../shared/transport';
+import { runNode } from '../shared/items';
 import { museumObjectSearchProperties } from './description';
 import { museumOperation } from './operation';
 
@@ -55,17 +53,6 @@ export class MuseumObjectSearch implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const concurrency = getConcurrency(this);
-		const continueOnFail = this.continueOnFail();
-		const client = new TriptychClient(this, concurrency);
-		try {
-			return await runItems(this, museumOperation(this, client, continueOnFail), {
-				continueOnFail,
-				concurrency,
-				onStop: () => client.halt(),
-			});
-		} finally {
-			client.close();
-		}
+		return await runNode(this, (client) => museumOperation(this, client, this.continueOnFail()));
 	}
 }

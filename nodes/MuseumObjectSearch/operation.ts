@@ -4,9 +4,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ItemOperation } from '../shared/items';
 import { fetchAllPages } from '../shared/paging';
 import type { TriptychClient } from '../shared/transport';
+import { describeValue, isPlainObject, isTool } from '../shared/validation';
 import { type ImageRef, attachImages } from './images';
 import { type SearchPlan, readPlan } from './plan';
-import { imageUrlOf, isRecord, pick, readPage, recordKey, simplify } from './records';
+import { imageUrlOf, pick, readPage, recordKey, simplify } from './records';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
@@ -26,7 +27,7 @@ export function museumOperation(
 	continueOnFail: boolean,
 ): ItemOperation<SearchPlan> {
 	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
-	const asTool = /Tool$/.test(ctx.getNode().type);
+	const asTool = isTool(ctx);
 	const imageBudget = { used: 0 };
 	return {
 		read: (i) => readPlan(ctx, i, asTool),
@@ -95,9 +96,9 @@ async function search(
 			return answer;
 		},
 		map: (record: unknown, index: number) => {
-			if (!isRecord(record)) {
+			if (!isPlainObject(record)) {
 				throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
-					message: `The museum service sent result ${index + 1} as ${Array.isArray(record) ? 'a list' : record === null ? 'null' : `a ${typeof record}`} instead of an object [item ${i}]`,
+					message: `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
 					description:
 						'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
 					itemIndex: i,

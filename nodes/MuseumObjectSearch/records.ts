@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PageAnswer } from '../shared/paging';
+import { describeValue, isPlainObject } from '../shared/validation';
 import type { SearchPlan } from './plan';
 
 /**
@@ -10,37 +11,23 @@ import type { SearchPlan } from './plan';
  */
 export function readPage(data: unknown): PageAnswer<unknown> | string {
 	if (Array.isArray(data)) return { records: data };
-	if (typeof data === 'object' && data !== null) {
-		const body = data as IDataObject;
-		if (Array.isArray(body.records)) {
-			const info = body.info;
-			if (typeof info !== 'object' || info === null || Array.isArray(info)) {
-				return { records: body.records };
-			}
-			const next = (info as IDataObject).next;
-			const pages = Number((info as IDataObject).pages);
-			return {
-				records: body.records,
-				next: typeof next === 'string' && next.trim() ? next.trim() : null,
-				...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
-			};
-		}
-		const keys = Object.keys(body);
-		return keys.length
-			? `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`
-			: 'an empty object';
+	if (isPlainObject(data) && Array.isArray(data.records)) {
+		const info = data.info;
+		if (!isPlainObject(info)) return { records: data.records };
+		const next = info.next;
+		const pages = Number(info.pages);
+		return {
+			records: data.records,
+			next: typeof next === 'string' && next.trim() ? next.trim() : null,
+			...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
+		};
 	}
-	if (data === undefined || data === null) return 'an empty body';
-	return `a ${typeof data} (${String(data).slice(0, 40)})`;
-}
-
-export function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
+	return describeValue(data ?? undefined);
 }
 
 /** A record's identity: Harvard sends both objectid and id (the same number). */
 export function recordKey(record: unknown): unknown {
-	if (!isRecord(record)) return undefined;
+	if (!isPlainObject(record)) return undefined;
 	return record.objectid ?? record.id;
 }
 
@@ -54,7 +41,7 @@ export function imageUrlOf(record: IDataObject): string | undefined {
 	const images = record.images;
 	if (Array.isArray(images)) {
 		for (const image of images) {
-			const url = isRecord(image) ? image.baseimageurl : undefined;
+			const url = isPlainObject(image) ? image.baseimageurl : undefined;
 			if (typeof url === 'string' && url.trim()) return url.trim();
 		}
 	}
@@ -65,7 +52,7 @@ function artistNames(people: unknown): string | null {
 	if (!Array.isArray(people) || people.length === 0) return null;
 	const names: string[] = [];
 	for (const person of people) {
-		if (!isRecord(person)) continue;
+		if (!isPlainObject(person)) continue;
 		const name = person.displayname ?? person.name;
 		if (typeof name === 'string' && name && !names.includes(name)) names.push(name);
 	}

@@ -7,9 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { runItems } from '../shared/items';
-import { getConcurrency } from '../shared/options';
-import { TriptychClient } from '../shared/transport';
+import { runNode } from '../shared/items';
 import { quoteTagsProperties } from './description';
 import { quoteTagsOperation } from './operation';
 
@@ -44,16 +42,6 @@ export class QuoteTags implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const concurrency = getConcurrency(this);
-		const client = new TriptychClient(this, concurrency);
-		try {
-			return await runItems(this, quoteTagsOperation(this, client), {
-				continueOnFail: this.continueOnFail(),
-				concurrency,
-				onStop: () => client.halt(),
-			});
-		} finally {
-			client.close();
-		}
+		return await runNode(this, (client) => quoteTagsOperation(this, client));
 	}
 }
