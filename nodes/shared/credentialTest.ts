@@ -6,15 +6,14 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { TriptychApi } from '../../credentials/TriptychApi.credentials';
 import { checkJson } from './transport/answer';
 import type { Sender } from './transport/attempt';
 import { attempt } from './transport/attempt';
 import { Deadlines } from './transport/deadlines';
 import { excerpt, gist, redactKey } from './transport/errors';
-import { baseOf, keyRule, notWebAddress } from './transport/origin';
+import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
 import type { Service, Style } from './transport/services';
-import { SERVICES, SERVICE_NAMES, sendsKey, styleOf } from './transport/services';
+import { SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
 import type { Failure } from './transport/types';
 import { isPlainObject } from './validation';
 
@@ -186,15 +185,12 @@ async function runTest(
 ): Promise<INodeCredentialTestResult> {
 	const target = testTarget(data);
 	if (typeof target === 'string') return fail(target);
-	const credentialType = new TriptychApi();
 	// n8n gives a credential test function one HTTP helper, `request` (ICredentialTestFunctions: no `httpRequest`).
 	// The linter's no-deprecated-workflow-functions rule matches `this.helpers.request` by its spelling and asks for
 	// `httpRequest`, which does not exist here; taking the helper by name is the same call, said here openly.
 	const { request } = this.helpers;
 	const send: Sender = async (plain) => {
-		const options = sendsKey(data, target.service)
-			? await credentialType.authenticate(data, plain)
-			: plain;
+		const options = applyKey(data, plain); // the credential's own `authenticate`
 		const answer = request({
 			method: options.method,
 			uri: options.url,
