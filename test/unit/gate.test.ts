@@ -1,7 +1,13 @@
 /** The shared gate of a node run (nodes/shared/transport/gate), from source. */
-import { Gate } from '../../nodes/shared/transport/gate';
+import { Budget } from '../../nodes/shared/transport/budget';
+import { Gate, type Turn } from '../../nodes/shared/transport/gate';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const ticket = (turn: Turn) => {
+	if (!turn.ok) throw new Error('no turn');
+	return turn.ticket;
+};
 
 /** Starts `n` acquires; `granted` counts those that got a slot so far. */
 function contenders(gate: Gate, n: number, budget = 60_000) {
@@ -64,7 +70,7 @@ describe('Gate', () => {
 		await sleep(10);
 		expect(first.granted).toBe(2 * Gate.START - 1);
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
+		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START + 40);
 
@@ -82,12 +88,13 @@ describe('Gate', () => {
 		await Promise.all(c.all.slice(0, Gate.START));
 		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
-		// a 503 in the next round: halved, and from then on +1 per round trip
+		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
+		// a 503 in the next round: one under the level at which the refused request was sent
 		const d = contenders(gate, 4);
-		await Promise.all(d.all);
-		gate.release('pushback');
-		expect(gate.state.limit).toBe((Gate.GROWTH * Gate.START) / 2);
+		const turns = await Promise.all(d.all);
+		const refused = ticket(turns[3]);
+		gate.release('pushback', undefined, false, refused);
+		expect(gate.state.limit).toBe(refused.level - 1);
 	});
 
 	test('a round in which nobody waited for a slot does not grow the allowance (the demand, not the service, set its pace)', async () => {
@@ -104,7 +111,7 @@ describe('Gate', () => {
 	function rounds(max: number) {
 		let clock = 0;
 		let held = 0;
-		const gate = new Gate(max, undefined, () => clock);
+		const gate = new Gate(max, undefined, new Budget(() => clock));
 		const round = async (ms: number) => {
 			const limit = gate.state.limit;
 			const need = limit - held;
@@ -138,39 +145,32 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(Gate.START);
 	});
 
-	test('a push-back halves the allowance; afterwards it grows by about one per round trip', async () => {
-		const gate = new Gate(64);
-		await gate.acquire(1000);
-		gate.release('pushback');
-		expect(gate.state.limit).toBe(Gate.START / 2);
-		// past the threshold: +1/limit per healthy answer
-		for (let i = 0; i < 4; i++) {
-			await gate.acquire(1000);
-			gate.release('ok');
-		}
-		expect(gate.state.limit).toBe(Gate.START / 2);
-		for (let i = 0; i < 8; i++) {
-			await gate.acquire(1000);
-			gate.release('ok');
-		}
-		expect(gate.state.limit).toBeGreaterThanOrEqual(Gate.START / 2 + 1);
-		expect(gate.state.limit).toBeLessThanOrEqual(Gate.START / 2 + 2);
-		// halving never goes below one
+	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {
+		let clock = 0;
+		const gate = new Gate(64, undefined, new Budget(() => clock));
+		const turns = (await Promise.all(contenders(gate, 12).all)).map(ticket);
+		// a cap of 9 in flight: the 10th to 12th were refused, their answers come back in any order
+		for (const t of [turns[11], turns[9], turns[10]]) gate.release('pushback', undefined, false, t);
+		expect(gate.state.limit).toBe(9);
+		for (const t of turns.slice(0, 9)) gate.release('ok', undefined, false, t);
+		const answers = async (n: number) => {
+			for (let i = 0; i < n; i++) {
+				const turn = await gate.acquire(1000);
+				gate.release('ok', undefined, false, ticket(turn));
+			}
+		};
+		await answers(30);
+		expect(gate.state.limit).toBe(9);
+		clock += 10_001;
+		await answers(30);
+		expect(gate.state.limit).toBeGreaterThanOrEqual(10);
+		expect(gate.state.limit).toBeLessThanOrEqual(13);
+		// never below one
 		for (let i = 0; i < 10; i++) {
-			await gate.acquire(1000);
-			gate.release('pushback');
+			const turn = await gate.acquire(1000);
+			gate.release('pushback', undefined, false, { ...ticket(turn), level: 1 });
 		}
 		expect(gate.state.limit).toBe(1);
-	});
-
-	test('one push-back per pause: answers already under way do not halve it again', async () => {
-		const gate = new Gate(64);
-		const c = contenders(gate, 3);
-		await Promise.all(c.all);
-		gate.release('pushback', 100, true);
-		gate.release('pushback', 100, true);
-		gate.release('pushback', 100, true);
-		expect(gate.state.limit).toBe(Gate.START / 2);
 	});
 
 	test('a pause blocks every acquire until it ends', async () => {

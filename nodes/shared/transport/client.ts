@@ -11,6 +11,7 @@ import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
 import { Deadlines } from './deadlines';
 import { failureError, redactKey } from './errors';
+import { budgetFor } from './budget';
 import { Gate } from './gate';
 import { Stopper } from './stop';
 import { baseUrlProblem, checkBaseUrl, originOf, resolveLink } from './origin';
@@ -96,7 +97,11 @@ export class TriptychClient {
 		if (!gate) {
 			const max =
 				name === 'images' ? Math.min(this.concurrency, MAX_IMAGE_DOWNLOADS) : this.concurrency;
-			gate = new Gate(max, this.stopping);
+			// one budget per service origin and credential, shared by every run in the process; image hosts: the run's own
+			const credential = this.node.credentials?.[CREDENTIALS_TYPE]?.id ?? '';
+			const shared = () => budgetFor(`${this.bases.get(name as Service)?.origin} ${credential}`);
+			const log = (text: string) => this.ctx.logger.debug(`Triptych: ${name}: ${text}`);
+			gate = new Gate(max, this.stopping, name === 'images' ? undefined : shared, log);
 			this.gates.set(name, gate);
 		}
 		return gate;
