@@ -22,15 +22,15 @@ async function service(rateLimit?: RateLimit, delayMs = 0): Promise<QuotesServer
 }
 afterAll(async () => await Promise.all(servers.map(async (s) => await s.close())));
 
-/** Quote Tags, one request per item (`q` tells the runs apart at the server). */
+/** Quote Tags, one request per item (`limit` tells the runs apart at the server). */
 async function run(
 	server: QuotesServer,
 	items: number,
-	q = 'a',
+	limit = 1,
 	onStart?: (stop: () => void) => void,
 	options: IDataObject = {},
 ) {
-	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, { q, limit: 1, options }));
+	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, { q: 'a', limit, options }));
 	const result = await runWorkflow(wf, {
 		credentials: { triptychApi: { apiKey: 'k', quotesUrl: server.url, sendKeyToQuotes: false } },
 		pinData: { [TRIGGER]: Array.from({ length: items }, (_, n) => ({ n })) },
@@ -44,7 +44,7 @@ const accepted = (server: QuotesServer) => server.requests.filter((r) => !r.rate
 
 test('two concurrent executions share one allowance: no more in flight before the first answer than one run alone', async () => {
 	const server = await service(undefined, 400);
-	const [a, b] = await Promise.all([run(server, 24, 'a'), run(server, 24, 'b')]);
+	const [a, b] = await Promise.all([run(server, 24, 1), run(server, 24, 2)]);
 	expect([a.failed, b.failed]).toEqual([0, 0]);
 	const firstAnswer = server.requests[0].at + 400;
 	const early = server.requests.filter((r) => r.at < firstAnswer - 50);
@@ -64,45 +64,58 @@ test('a warm run starts where the last left off: what a cap of 8 in flight taugh
 test('Stop of one execution: its waiting requests leave, the other execution goes on to the end', async () => {
 	const server = await service({ fixed: 5, windowMs: 1000, headers: 'draft6' });
 	let stop = () => {};
-	const long = run(server, 60, 'long', (s) => (stop = s));
-	const short = run(server, 6, 'short');
-	await new Promise((resolve) => setTimeout(resolve, 300));
+	const long = run(server, 60, 2, (s) => (stop = s));
+	const short = run(server, 6, 1);
+	while (!server.requests.some((r) => r.query.limit === '2'))
+		await new Promise((resolve) => setTimeout(resolve, 20));
 	const stopped = Date.now();
 	stop();
 	await long;
 	expect(Date.now() - stopped).toBeLessThan(5000);
 	const done = await short;
 	expect(done).toMatchObject({ failed: 0, items: 6 });
-	expect(accepted(server).filter((r) => r.query.q === 'long').length).toBeLessThan(30);
+	expect(accepted(server).filter((r) => r.query.limit === '2').length).toBeLessThan(30);
 });
 
 test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
 	const server = await service({ fixed: 20, windowMs: 500, headers: 'draft6' });
-	const [big, small] = await Promise.all([run(server, 100, 'big'), run(server, 5, 'small')]);
+	const [big, small] = await Promise.all([run(server, 100, 2), run(server, 5, 1)]);
 	expect([big.failed, small.failed]).toEqual([0, 0]);
-	const order = accepted(server).map((r) => r.query.q);
-	expect(order.lastIndexOf('small')).toBeLessThan(50);
+	const order = accepted(server).map((r) => r.query.limit);
+	expect(order.lastIndexOf('1')).toBeLessThan(50);
 });
 
 test.each<[string, RateLimit]>([
 	['draft-6 RateLimit-*, fixed window', { fixed: 10, windowMs: 1000, headers: 'draft6' }],
 	['X-RateLimit-* (epoch reset), token bucket', { perSecond: 20, burst: 5, headers: 'xRateLimit' }],
-	['draft-11 RateLimit + RateLimit-Policy, sliding window', { sliding: 10, windowMs: 1000, headers: 'draft11' }],
-	['Quotable: draft-6, Retry-After the whole window', { fixed: 10, windowMs: 2000, headers: 'draft6', retryAfterWindow: true }],
+	[
+		'draft-11 RateLimit + RateLimit-Policy, sliding window',
+		{ sliding: 10, windowMs: 1000, headers: 'draft11' },
+	],
+	[
+		'Quotable: draft-6, Retry-After the whole window',
+		{ fixed: 10, windowMs: 2000, headers: 'draft6', retryAfterWindow: true },
+	],
 ])('%s: paced by the headers, at most one refusal', async (_, limit) => {
 	const server = await service(limit);
 	logs.length = 0;
-	const { failed } = await run(server, 30, 'a', undefined, { maxRetryWait: 1 });
+	const { failed } = await run(server, 30, 1, undefined, { maxRetryWait: 1 });
 	expect(failed).toBe(0);
 	expect(server.rateLimited).toBeLessThanOrEqual(1);
 	expect(accepted(server)).toHaveLength(30);
 });
 
 test.each<[string, Record<string, string>]>([
-	['more left than the limit', { 'ratelimit-limit': '10', 'ratelimit-remaining': '20', 'ratelimit-reset': '3600' }],
+	[
+		'more left than the limit',
+		{ 'ratelimit-limit': '10', 'ratelimit-remaining': '20', 'ratelimit-reset': '3600' },
+	],
 	['a negative count', { 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '3600' }],
 	['a reset that is not a number', { 'ratelimit-remaining': '0', 'ratelimit-reset': 'soon' }],
-	['a structured field out of shape', { ratelimit: '"default";r=0;t=1h', 'ratelimit-policy': '"default";q=x' }],
+	[
+		'a structured field out of shape',
+		{ ratelimit: '"default";r=0;t=1h', 'ratelimit-policy': '"default";q=x' },
+	],
 ])('malformed or contradictory headers (%s) are ignored', async (_, headers) => {
 	const server = await service({ perSecond: 1000, burst: 1000, headers });
 	const { failed, items } = await run(server, 20);
@@ -114,11 +127,17 @@ test.each<[string, RateLimit]>([
 	['fixed window', { fixed: 10, windowMs: 500 }],
 	['sliding window', { sliding: 10, windowMs: 500 }],
 	['a cap of 4 in flight (503 beyond)', { inFlight: 4 }],
-	['a limit that drops mid-run', { perSecond: 80, burst: 10, then: { ms: 400, limit: { perSecond: 20, burst: 5 } } }],
-])('without headers, %s: every item, refusals well under the requests accepted', async (_, limit) => {
-	const server = await service(limit, 20);
-	const { failed } = await run(server, 60, 'a', undefined, { maxRetryWait: 10 });
-	expect(failed).toBe(0);
-	expect(accepted(server)).toHaveLength(60);
-	expect(server.rateLimited).toBeLessThanOrEqual(30);
-});
+	[
+		'a limit that drops mid-run',
+		{ perSecond: 80, burst: 10, then: { ms: 400, limit: { perSecond: 20, burst: 5 } } },
+	],
+])(
+	'without headers, %s: every item, refusals well under the requests accepted',
+	async (_, limit) => {
+		const server = await service(limit, 20);
+		const { failed } = await run(server, 60, 1, undefined, { maxRetryWait: 10 });
+		expect(failed).toBe(0);
+		expect(accepted(server)).toHaveLength(60);
+		expect(server.rateLimited).toBeLessThanOrEqual(30);
+	},
+);

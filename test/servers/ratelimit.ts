@@ -8,8 +8,14 @@
 export type HeaderShape = 'draft6' | 'xRateLimit' | 'draft11';
 
 export type RateLimit = (
-	| /** token bucket: `burst` at once, `perSecond` after that */ { perSecond: number; burst: number }
-	| /** fixed window: `fixed` per window, counted from the limiter's start */ { fixed: number; windowMs: number }
+	| /** token bucket: `burst` at once, `perSecond` after that */ {
+			perSecond: number;
+			burst: number;
+	  }
+	| /** fixed window: `fixed` per window, counted from the limiter's start */ {
+			fixed: number;
+			windowMs: number;
+	  }
 	| /** sliding log: at most `sliding` in any `windowMs` */ { sliding: number; windowMs: number }
 	| /** at most `inFlight` being handled at once, 503 beyond */ { inFlight: number }
 ) & {
@@ -106,7 +112,10 @@ export class Limiter {
 			if (this.inFlight >= spec.inFlight) return { status: 503, headers: {}, done: () => {} };
 			this.inFlight++;
 			let open = true;
-			const done = () => void (open && this.inFlight-- && (open = false));
+			const done = () => {
+				if (open) this.inFlight--;
+				open = false;
+			};
 			return { headers: {}, done };
 		}
 		const state = this.count(spec);
@@ -140,7 +149,14 @@ export class Limiter {
 			if (ok) this.log.push(now);
 			const resetMs = start + spec.windowMs - now;
 			const remaining = spec.fixed - this.log.length;
-			return { ok, limit: spec.fixed, remaining, resetMs, retryMs: resetMs, windowMs: spec.windowMs };
+			return {
+				ok,
+				limit: spec.fixed,
+				remaining,
+				resetMs,
+				retryMs: resetMs,
+				windowMs: spec.windowMs,
+			};
 		}
 		const { sliding: limit, windowMs } = spec as { sliding: number; windowMs: number };
 		this.log = this.log.filter((t) => t > now - windowMs);

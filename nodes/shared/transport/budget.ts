@@ -101,18 +101,28 @@ export class Budget {
 		this.round.started = now();
 	}
 
-	/** How many may be in flight now: one until the service first answers (its headers may say how many). */
+	/** How many may be in flight now. */
 	get allowance(): number {
-		return this.answered ? Math.max(1, Math.floor(this.limit)) : 1;
+		return Math.max(1, Math.floor(this.limit));
 	}
 
-	/** Takes a slot for `run` when there is room and no other run is waiting for one. */
-	take(run: Run): boolean {
-		if (this.waiting.length || run.inFlight >= run.max || this.inFlight >= this.allowance)
-			return false;
-		this.inFlight++;
+	/**
+	 * Room for one more request of `run`. A new budget sends one until the service first answers (its headers may
+	 * say how many it takes), unless the run asked for no more than the start at once.
+	 */
+	private room(run: Run): boolean {
+		const cap = this.answered || run.max <= Budget.START ? this.allowance : 1;
+		return run.inFlight < run.max && this.inFlight < cap;
+	}
+
+	/**
+	 * Takes a slot for `run` when there is room and no other run is waiting for one: the number in flight with it
+	 * (0: none taken).
+	 */
+	take(run: Run): number {
+		if (this.waiting.length || !this.room(run)) return 0;
 		run.inFlight++;
-		return true;
+		return ++this.inFlight;
 	}
 
 	/** `run` waits for a slot (its own queue); slots go to the waiting runs in turn. */
@@ -135,10 +145,9 @@ export class Budget {
 		let skipped = 0;
 		while (this.inFlight < this.allowance && skipped < this.waiting.length) {
 			const run = this.waiting.shift()!;
-			if (run.inFlight < run.max && run.queue.length) {
-				this.inFlight++;
+			if (this.room(run) && run.queue.length) {
 				run.inFlight++;
-				run.queue.shift()!(true);
+				run.queue.shift()!(++this.inFlight);
 				skipped = 0;
 			} else skipped++;
 			if (run.queue.length) this.waiting.push(run);
@@ -236,7 +245,8 @@ export class Budget {
 export interface Run {
 	readonly max: number;
 	inFlight: number;
-	readonly queue: Array<(granted: boolean) => void>;
+	/** Requests waiting for a slot: called with the number in flight with it, 0 when the run stopped */
+	readonly queue: Array<(level: number) => void>;
 }
 
 interface Waiter {
@@ -252,8 +262,7 @@ const budgets = new Map<string, Budget>();
  */
 export function budgetFor(key: string): Budget {
 	const now = Date.now();
-	for (const [k, b] of budgets)
-		if (b.inFlight === 0 && now - b.usedAt > IDLE_MS) budgets.delete(k);
+	for (const [k, b] of budgets) if (b.inFlight === 0 && now - b.usedAt > IDLE_MS) budgets.delete(k);
 	let budget = budgets.get(key);
 	budgets.delete(key);
 	budget ??= new Budget();

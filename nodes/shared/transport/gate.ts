@@ -16,7 +16,7 @@ const STOPPED: Refusal = { ok: false, pauseMs: 0 };
 export class Gate implements Run {
 	static readonly START = Budget.START;
 	inFlight = 0;
-	readonly queue: Array<(granted: boolean) => void> = [];
+	readonly queue: Array<(level: number) => void> = [];
 	private shared?: Budget;
 	private readonly cancel?: Stopper;
 
@@ -29,7 +29,7 @@ export class Gate implements Run {
 	) {
 		this.cancel = stopperOf(stop);
 		this.cancel?.subscribe(() => {
-			for (const waiter of this.queue.splice(0)) waiter(false);
+			for (const waiter of this.queue.splice(0)) waiter(0);
 			this.shared?.leave(this);
 		});
 	}
@@ -53,15 +53,14 @@ export class Gate implements Run {
 	async acquire(budgetMs: number, announcedMs = budgetMs): Promise<Turn> {
 		if (this.cancel?.aborted) return STOPPED;
 		const budget = this.budget;
-		if (!budget.take(this)) {
-			const granted = await new Promise<boolean>((resolve) => {
+		const level =
+			budget.take(this) ||
+			(await new Promise<number>((resolve) => {
 				this.queue.push(resolve);
 				budget.enlist(this);
-			});
-			if (!granted) return STOPPED;
-		}
+			}));
+		if (!level) return STOPPED;
 		// the slot is ours from here; the pause, the quota and the pace are waited for holding it
-		const level = budget.inFlight;
 		const waited = await this.paced(budget, budgetMs, announcedMs);
 		if (typeof waited !== 'number') {
 			this.inFlight--;
