@@ -11,7 +11,6 @@ import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
 import { Deadlines } from './deadlines';
 import { failureError, redactKey } from './errors';
-import { budgetFor } from './budget';
 import { Gate } from './gate';
 import { Stopper } from './stop';
 import { baseUrlProblem, checkBaseUrl, originOf, resolveLink } from './origin';
@@ -97,11 +96,10 @@ export class TriptychClient {
 		if (!gate) {
 			const max =
 				name === 'images' ? Math.min(this.concurrency, MAX_IMAGE_DOWNLOADS) : this.concurrency;
-			// one budget per service origin and credential, shared by every run in the process; image hosts: the run's own
-			const credential = this.node.credentials?.[CREDENTIALS_TYPE]?.id ?? '';
-			const shared = () => budgetFor(`${this.bases.get(name as Service)?.origin} ${credential}`);
-			const log = (text: string) => this.ctx.logger.debug(`Triptych: ${name}: ${text}`);
-			gate = new Gate(max, this.stopping, name === 'images' ? undefined : shared, log);
+			// one budget per origin and credential in the process; image hosts: the run's own
+			const key = () =>
+				`${this.bases.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
+			gate = new Gate(max, this.stopping, name === 'images' ? undefined : key);
 			this.gates.set(name, gate);
 		}
 		return gate;

@@ -1,4 +1,4 @@
-import { Budget, type Run, type Sent, type Signal } from './budget';
+import { Budget, type Run, type Sent, type Signal, budgetFor } from './budget';
 import { type Stopper, stopperOf } from './stop';
 import { type Quota, wait } from './timing';
 
@@ -23,9 +23,8 @@ export class Gate implements Run {
 	constructor(
 		readonly max: number,
 		stop?: AbortSignal | Stopper,
-		/** The shared budget, asked for when the first request goes (its key needs the base address); none: the run's own */
-		private readonly of: Budget | (() => Budget) = new Budget(),
-		private readonly log: (text: string) => void = () => undefined,
+		/** The budget, or the key of the shared one (asked for when the first request goes); none: the run's own */
+		private readonly of: Budget | (() => string) = new Budget(),
 	) {
 		this.cancel = stopperOf(stop);
 		this.cancel?.subscribe(() => {
@@ -35,7 +34,7 @@ export class Gate implements Run {
 	}
 
 	private get budget(): Budget {
-		this.shared ??= typeof this.of === 'function' ? this.of() : this.of;
+		this.shared ??= typeof this.of === 'function' ? budgetFor(this.of()) : this.of;
 		return this.shared;
 	}
 
@@ -50,7 +49,11 @@ export class Gate implements Run {
 	 * when the shared pause would last longer than `budgetMs`, the service's announced quota reset longer than
 	 * `announcedMs` (nothing taken), or the execution was stopped.
 	 */
-	async acquire(budgetMs: number, announcedMs = budgetMs): Promise<Turn> {
+	async acquire(
+		budgetMs: number,
+		announcedMs = budgetMs,
+		log: (text: string) => void = () => undefined,
+	): Promise<Turn> {
 		if (this.cancel?.aborted) return STOPPED;
 		const budget = this.budget;
 		const level =
@@ -61,7 +64,7 @@ export class Gate implements Run {
 			}));
 		if (!level) return STOPPED;
 		// the slot is ours from here; the pause, the quota and the pace are waited for holding it
-		const waited = await this.paced(budget, budgetMs, announcedMs);
+		const waited = await this.paced(budget, budgetMs, announcedMs, log);
 		if (typeof waited !== 'number') {
 			this.inFlight--;
 			budget.inFlight--;
@@ -75,7 +78,12 @@ export class Gate implements Run {
 	 * Waits out the shared pause, then the quota or the pace; returns how long it waited for an announced reset.
 	 * Requests waiting for the quota or the pace line up: only the first waits for its moment, as things are then.
 	 */
-	private async paced(budget: Budget, budgetMs: number, announcedMs: number) {
+	private async paced(
+		budget: Budget,
+		budgetMs: number,
+		announcedMs: number,
+		log: (text: string) => void,
+	) {
 		let announced = 0;
 		for (;;) {
 			if (this.cancel?.aborted) return STOPPED;
@@ -109,7 +117,7 @@ export class Gate implements Run {
 					if (planned) {
 						if (announced + delay > announcedMs)
 							return { ok: false, pauseMs: delay, announced: true } as Refusal;
-						this.log(
+						log(
 							`waiting ${Math.ceil(delay / 1000)} s for the service's quota to reset, as its rate-limit headers announced (not a retry)`,
 						);
 						announced += delay;

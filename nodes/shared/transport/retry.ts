@@ -51,7 +51,9 @@ export async function withRetries(
 	let announced = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS);
 	let replanned = false;
 	for (let attempt = 1; ; attempt++) {
-		const turn = await gate.acquire(settings.maxRetryWait - waited, announced);
+		const turn = await gate.acquire(settings.maxRetryWait - waited, announced, (text) =>
+			policy.log(text, { attempt }),
+		);
 		if (!turn.ok) {
 			const failure: Failure = policy.cancel?.aborted
 				? {
