@@ -1,93 +1,388 @@
 /**
- * `npm run bench`: every benchmark in one process, one run, each case next to its baselines (a bare keep-alive
- * axios loop, n8n's HTTP Request node) against local servers. Prints the machine, one table, the verdict on each
- * target and, as notes, today's loopback figures against README.md's table; exits 1 when a target is missed.
- * Run with `node --expose-gc` (the npm script does) for steadier memory figures.
+ * `npm run bench`: the cases that carry a target, run through n8n's engine in this process against loopback services
+ * (test/servers) with latency and the limiters real services use, n8n's HTTP Request node as the peer in the same
+ * run. One report: each figure as a ratio (to the ideal the service's limit allows, or to the peer), its target, and
+ * the load of the machine when it was measured. Exits 1 when a target is missed.
  *
- * Groups (BENCH_ONLY=loopback,latency,ratelimit runs a subset; default all):
- * - loopback: Quote Tags, Museum Return All and Fire Automation against servers that answer at once;
- * - latency: every answer 50 ms late: 300 items per node, and Museum Return All over 45 pages;
- * - ratelimit: Fire Automation and HTTP Request against a trigger service limited to 20 requests/s, burst 10
- *   (and, reported only, 100/s with a burst of 20);
- * - versus: Quote Tags and Fire Automation at loopback, this build against 0.1 built from its commit, in
- *   alternating processes (skipped without git history).
- * Every measured run is capped (BENCH_TIMEOUT_S, default 90 s): a run that takes longer fails its row.
+ *   BENCH_ONLY=crowd,headers,quotable,shapes,warm,loopback   a subset (default: all)
+ *   BENCH_RUNS=5                                             runs of each limiter shape without headers
  */
-import * as latency from './bench/latency';
-import * as museum from './bench/museum';
-import * as quotes from './bench/quotes';
-import * as ratelimit from './bench/ratelimit';
-import { readmeNotes } from './bench/readme';
-import * as trigger from './bench/trigger';
-import * as versus from './bench/versus';
-import { type BenchRow, type Target, type Verdict, machine, table, verdicts } from './bench/util';
+import os from 'node:os';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-type Group = 'loopback' | 'latency' | 'ratelimit' | 'versus';
+import { type WorkflowSpec, chain, manualTrigger, node, runWorkflow } from '../test/harness/engine';
+import {
+	DEFAULT_API_KEY,
+	type RateLimit,
+	type TestServer,
+	generateMuseumRecords,
+	startMuseumServer,
+	startQuotesServer,
+	startTriggerServer,
+} from '../test/servers';
 
-interface Suite {
-	name: string;
-	group: Group;
-	run(): Promise<BenchRow[]>;
-	targets?: Target[];
-	checks?(rows: BenchRow[]): Verdict[];
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const START = 'Start';
+const auth = `Bearer ${DEFAULT_API_KEY}`;
+
+interface Row {
+	case: string;
+	figure: string;
+	target: string;
+	ok?: boolean;
+	load: string;
+}
+const rows: Row[] = [];
+const load = () => os.loadavg()[0].toFixed(2);
+function report(name: string, figure: string, target = '', ok?: boolean) {
+	rows.push({ case: name, figure, target, ok, load: load() });
+	process.stderr.write(`${ok === false ? '✗' : ok ? '✓' : '·'} ${name}: ${figure} ${target}\n`);
+}
+const x = (n: number) => `${n.toFixed(2)}×`;
+const pct = (part: number, whole: number) => (whole ? (100 * part) / whole : Infinity);
+
+// ------------------------------------------------------------------------------------------------ the workloads
+
+type Kind = 'quotes' | 'trigger' | 'museum';
+const records = generateMuseumRecords(2_000);
+
+async function service(kind: Kind, rateLimit?: RateLimit, delayMs = 0) {
+	const server: TestServer & { deliveries?: Array<{ body: unknown }> } =
+		kind === 'quotes'
+			? await startQuotesServer()
+			: kind === 'trigger'
+				? await startTriggerServer()
+				: await startMuseumServer({ records });
+	server.setMode({ rateLimit, delayMs });
+	return server;
 }
 
-const suites: Suite[] = [
-	{ name: 'Quote Tags (loopback)', group: 'loopback', ...quotes },
-	{ name: 'Museum Object Search (loopback)', group: 'loopback', ...museum },
-	{ name: 'Fire Automation (loopback)', group: 'loopback', ...trigger },
-	{ name: '50 ms latency', group: 'latency', ...latency },
-	{ name: 'rate-limited trigger service', group: 'ratelimit', ...ratelimit },
-	{ name: 'loopback against 0.1', group: 'versus', ...versus },
-];
+const items = (n: number, from = 0) =>
+	Array.from({ length: n }, (_, i) => ({
+		n: from + i,
+		q: ['art', 'blue', 'river', 'woman'][i % 4],
+	}));
 
-function selected(): Suite[] {
-	const only = (process.env.BENCH_ONLY ?? '')
-		.split(',')
-		.map((s) => s.trim())
-		.filter(Boolean);
-	const unknown = only.filter((g) => !suites.some((s) => s.group === g));
-	if (unknown.length)
-		throw new Error(
-			`BENCH_ONLY: unknown group ${unknown.join(', ')} (loopback, latency, ratelimit, versus)`,
+/** The node of this package for `kind`, with its defaults. */
+function ours(kind: Kind, url: string) {
+	const [type, params, field] = {
+		quotes: ['quoteTags', { q: 'a', limit: 1, options: {} }, 'quotesUrl'],
+		trigger: ['fireAutomation', { event: 'bench', payload: 'item', options: {} }, 'triggerUrl'],
+		museum: ['museumObjectSearch', { q: '={{ $json.q }}', limit: 10, options: {} }, 'museumUrl'],
+	}[kind] as [string, IDataObject, string];
+	const credentials = {
+		triptychApi: { apiKey: DEFAULT_API_KEY, [field]: url, sendKeyToQuotes: false },
+	};
+	return { wf: chain(manualTrigger(START), node(type, 'Node', params)), credentials };
+}
+
+/** n8n's HTTP Request node making the same request per item, On Error → Continue (its errors become items). */
+function peer(kind: Kind, url: string) {
+	const headers = {
+		sendHeaders: true,
+		headerParameters: { parameters: [{ name: 'Authorization', value: auth }] },
+	};
+	const query = (q: Record<string, string>) => ({
+		sendQuery: true,
+		queryParameters: { parameters: Object.entries(q).map(([name, value]) => ({ name, value })) },
+	});
+	const params: IDataObject = {
+		quotes: { method: 'GET', url: `${url}/tags`, ...query({ q: 'a', limit: '1' }) },
+		trigger: {
+			method: 'POST',
+			url: `${url}/trigger/bench`,
+			...headers,
+			sendBody: true,
+			contentType: 'json',
+			specifyBody: 'json',
+			jsonBody: '={{ $json }}',
+		},
+		museum: {
+			method: 'GET',
+			url: `${url}/object`,
+			...headers,
+			...query({ q: '={{ $json.q }}', limit: '10' }),
+		},
+	}[kind];
+	const http = node(
+		'n8n-nodes-base.httpRequest',
+		'Node',
+		{ ...params, options: {} },
+		{
+			typeVersion: 4.5,
+			onError: 'continueRegularOutput',
+		},
+	);
+	return { wf: chain(manualTrigger(START), http), credentials: {} };
+}
+
+/** One execution: wall time, failed items (the whole input when the node stopped the workflow). */
+async function execute(
+	w: { wf: WorkflowSpec; credentials: Record<string, IDataObject> },
+	input: IDataObject[],
+) {
+	const started = performance.now();
+	const result = await runWorkflow(w.wf, {
+		credentials: w.credentials as never,
+		pinData: { [START]: input },
+	});
+	const ms = performance.now() - started;
+	if (result.workflowError)
+		return { ms, failed: input.length, error: result.workflowError.message };
+	const out: INodeExecutionData[] = result.output('Node');
+	return { ms, failed: out.filter((item) => item.json.error !== undefined).length };
+}
+
+/** What the service saw: accepted and refused requests. */
+const counts = (server: TestServer) => ({
+	accepted: server.requests.length - server.rateLimited,
+	refused: server.rateLimited,
+});
+
+/** The least time the limit allows for `n` requests (from the first one), in ms. */
+function ideal(limit: RateLimit, n: number): number {
+	if ('perSecond' in limit) return (1000 * Math.max(0, n - limit.burst)) / limit.perSecond;
+	if ('fixed' in limit) return (Math.ceil(n / limit.fixed) - 1) * limit.windowMs;
+	if ('sliding' in limit) return (Math.ceil(n / limit.sliding) - 1) * limit.windowMs;
+	return 0;
+}
+
+// ------------------------------------------------------------------------------------------------ the cases
+
+/** 40 webhook executions × 5 items at once against 20/s burst 10: politeness at scale. */
+async function crowd() {
+	const limit: RateLimit = { perSecond: 20, burst: 10 };
+	const name = '40 concurrent executions × 5 items, Fire Automation, 20/s burst 10';
+	const server = await service('trigger', limit);
+	const w = ours('trigger', server.url);
+	const started = performance.now();
+	const runs = await Promise.all(
+		Array.from({ length: 40 }, async (_, e) => {
+			const r = await execute(w, items(5, 5 * e));
+			return { ...r, end: performance.now() - started };
+		}),
+	);
+	const total = performance.now() - started;
+	const { accepted, refused } = counts(server);
+	const delivered = server.deliveries!.map((d) => (d.body as { n: number }).n);
+	const once = delivered.length === 200 && new Set(delivered).size === 200;
+	const ends = runs.map((r) => r.end).sort((a, b) => a - b);
+	const failed = runs.reduce((n, r) => n + r.failed, 0);
+	report(name, `${failed} failed items`, '0', failed === 0);
+	report(
+		name,
+		`${delivered.length} deliveries of ${new Set(delivered).size} automations`,
+		'each once',
+		once,
+	);
+	report(
+		name,
+		`${x(total / ideal(limit, 200))} the ideal`,
+		'≤ 1.2×',
+		total <= 1.2 * ideal(limit, 200),
+	);
+	report(
+		name,
+		`${pct(refused, accepted).toFixed(1)}% refused per accepted`,
+		'≤ 5%',
+		refused <= 0.05 * accepted,
+	);
+	const slowest = ends[ends.length - 1] / ends[Math.floor(ends.length / 2)];
+	report(name, `slowest execution ${x(slowest)} the median`, '≤ 3×', slowest <= 3);
+	await server.close();
+
+	const peerServer = await service('trigger', limit);
+	const p = peer('trigger', peerServer.url);
+	const peerRuns = await Promise.all(
+		Array.from({ length: 40 }, (_, e) => execute(p, items(5, 5 * e))),
+	);
+	report(
+		name,
+		`HTTP Request node: ${peerRuns.reduce((n, r) => n + r.failed, 0)} of 200 items failed`,
+	);
+	await peerServer.close();
+}
+
+/** One run of `n` items against a limiter: time vs the ideal, refusals per accepted request. */
+async function limited(kind: Kind, limit: RateLimit, n: number, delayMs = 0) {
+	const server = await service(kind, limit, delayMs);
+	const r = await execute(ours(kind, server.url), items(n));
+	const { accepted, refused } = counts(server);
+	const requests = server.requests.map((q) => ({ at: q.at, refused: !!q.rateLimited }));
+	await server.close();
+	return { ...r, ratio: r.ms / ideal(limit, n), share: pct(refused, accepted), refused, requests };
+}
+
+/** Services that announce their quota: the run plans by the headers. */
+async function headers() {
+	const cases: Array<[string, RateLimit, number]> = [
+		[
+			'draft-6 RateLimit-*, fixed window 30 per 3 s',
+			{ fixed: 30, windowMs: 3000, headers: 'draft6' },
+			150,
+		],
+		[
+			'X-RateLimit-*, token bucket 20/s burst 10',
+			{ perSecond: 20, burst: 10, headers: 'xRateLimit' },
+			150,
+		],
+		[
+			'draft-11 RateLimit, sliding window 20 per 1 s',
+			{ sliding: 20, windowMs: 1000, headers: 'draft11' },
+			150,
+		],
+	];
+	for (const [what, limit, n] of cases) {
+		const r = await limited('quotes', limit, n);
+		const name = `${what}, ${n} items, Quote Tags`;
+		report(name, `${x(r.ratio)} the ideal`, '≤ 1.05×', r.ratio <= 1.05 && r.failed === 0);
+		report(
+			name,
+			`${r.share.toFixed(1)}% refused, ${r.failed} failed`,
+			'≤ 1%',
+			r.share <= 1 && r.failed === 0,
 		);
-	return only.length ? suites.filter((s) => only.includes(s.group)) : suites;
+	}
 }
+
+/** Quotable as it is: 100 per 60 s, draft-6, a 429's Retry-After is the whole window. */
+async function quotable() {
+	const limit: RateLimit = {
+		fixed: 100,
+		windowMs: 60_000,
+		headers: 'draft6',
+		retryAfterWindow: true,
+	};
+	const name = 'Quotable as it is (100 per 60 s, Retry-After 60), 150 items, Quote Tags defaults';
+	const r = await limited('quotes', limit, 150);
+	report(name, `${r.failed} failed items`, '0', r.failed === 0);
+	report(name, `${x(r.ratio)} the ideal (the second window)`, '≤ 1.1×', r.ratio <= 1.1);
+	report(name, `${r.refused} refused`, '≤ 1', r.refused <= 1);
+	const server = await service('quotes', limit);
+	const p = await execute(peer('quotes', server.url), items(150));
+	report(name, `HTTP Request node: ${p.failed} of 150 items failed`);
+	await server.close();
+}
+
+/** Without headers: each shape in `RUNS` runs, learned from refusals. */
+async function shapes() {
+	const cases: Array<[string, RateLimit, number, number, number?]> = [
+		['token bucket 20/s burst 10', { perSecond: 20, burst: 10 }, 200, 1.15],
+		['token bucket 100/s burst 20', { perSecond: 100, burst: 20 }, 1000, 1.15],
+		['fixed window 30 per 3 s', { fixed: 30, windowMs: 3000 }, 150, 1.15],
+		['sliding window 20 per 1 s', { sliding: 20, windowMs: 1000 }, 200, 1.15],
+		['at most 8 in flight, 100 ms per answer (503 beyond)', { inFlight: 8 }, 160, 1.15, 100],
+	];
+	for (const [what, limit, n, target, delayMs] of cases) {
+		const runs = [];
+		for (let r = 0; r < RUNS; r++) runs.push(await limited('quotes', limit, n, delayMs));
+		const ideals = 'inFlight' in limit ? (n / limit.inFlight) * (delayMs ?? 0) : ideal(limit, n);
+		const ratios = runs.map((r) => r.ms / ideals);
+		const name = `no headers, ${what}, ${n} items, Quote Tags`;
+		const failed = runs.reduce((s, r) => s + r.failed, 0);
+		report(
+			name,
+			`${ratios.map(x).join(' ')} the ideal`,
+			`≤ ${target}× in every run`,
+			failed === 0 && Math.max(...ratios) <= target,
+		);
+		if (!('inFlight' in limit)) {
+			const shares = runs.map((r) => r.share);
+			report(
+				name,
+				`${shares.map((s) => s.toFixed(1)).join(' ')} % refused`,
+				'≤ 5%',
+				Math.max(...shares) <= 5,
+			);
+		}
+	}
+	// a limit that drops from 40/s to 10/s after 3 s: the run is back under it within 2 s
+	const drop: RateLimit = {
+		perSecond: 40,
+		burst: 10,
+		then: { ms: 3000, limit: { perSecond: 10, burst: 10 } },
+	};
+	const name = 'no headers, token bucket 40/s → 10/s after 3 s, 220 items, Quote Tags';
+	for (let r = 0; r < RUNS; r++) {
+		const run = await limited('quotes', drop, 220);
+		const at = run.requests[0].at + 3000;
+		const lastRefusal = Math.max(
+			at,
+			...run.requests.filter((q) => q.refused && q.at < at + 8000).map((q) => q.at),
+		);
+		const back = (lastRefusal - at) / 1000;
+		report(
+			name,
+			`last refusal ${back.toFixed(1)} s after the drop, ${run.failed} failed`,
+			'≤ 2 s',
+			back <= 2 && run.failed === 0,
+		);
+	}
+}
+
+/** A warm run (the same workflow again in one process) at 50 ms latency, 300 items: each node vs HTTP Request. */
+async function warm() {
+	for (const kind of ['quotes', 'trigger', 'museum'] as Kind[]) {
+		const server = await service(kind, undefined, 50);
+		const w = ours(kind, server.url);
+		const p = peer(kind, server.url);
+		await execute(w, items(300)); // the cold run: the budget learns the service
+		await execute(p, items(20));
+		const node = await execute(w, items(300));
+		const http = await execute(p, items(300));
+		const ratio = node.ms / http.ms;
+		report(
+			`warm run, 50 ms latency, 300 items, ${kind}`,
+			`${x(ratio)} the HTTP Request node`,
+			'≤ 0.7×',
+			ratio <= 0.7 && node.failed === 0,
+		);
+		await server.close();
+	}
+}
+
+/**
+ * No service limit at all (loopback, 1,000 items), median of 3: no slower than before the shared budget, which took
+ * 0.65× the HTTP Request node's time for both nodes (2026-11-23).
+ */
+async function loopback() {
+	for (const kind of ['quotes', 'trigger'] as Kind[]) {
+		const server = await service(kind);
+		const [w, p] = [ours(kind, server.url), peer(kind, server.url)];
+		await execute(w, items(50));
+		await execute(p, items(50));
+		const ratios = [];
+		for (let r = 0; r < 3; r++)
+			ratios.push((await execute(w, items(1000))).ms / (await execute(p, items(1000))).ms);
+		const median = ratios.sort((a, b) => a - b)[1];
+		report(
+			`loopback, 1,000 items, ${kind}`,
+			`${x(median)} the HTTP Request node (${ratios.map(x).join(' ')})`,
+			'≤ 0.75×',
+			median <= 0.75,
+		);
+		await server.close();
+	}
+}
+
+const CASES = { crowd, headers, quotable, shapes, warm, loopback };
 
 async function main() {
-	const chosen = selected();
-	console.log(`${machine()}\nGroups: ${[...new Set(chosen.map((s) => s.group))].join(', ')}\n`);
-	const rows: BenchRow[] = [];
-	const targets: Target[] = [];
-	const checks: Verdict[] = [];
-	for (const suite of chosen) {
-		const started = Date.now();
-		process.stderr.write(`${suite.name}…`);
-		try {
-			const suiteRows = await suite.run();
-			rows.push(...suiteRows);
-			checks.push(...(suite.checks?.(suiteRows) ?? []));
-		} catch (error) {
-			checks.push({
-				ok: false,
-				text: `✗ ${suite.name}: the suite failed: ${error instanceof Error ? error.stack : String(error)}`,
-			});
-		}
-		targets.push(...(suite.targets ?? []));
-		process.stderr.write(` ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-	}
-	console.log(table(rows));
-	const verdict = verdicts(rows, targets);
-	const lines = [...verdict.lines, ...checks.map((c) => c.text)];
-	console.log(`\n${lines.join('\n')}`);
-	const notes = readmeNotes(rows);
-	if (notes.length) {
+	const machine = `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${new Date().toISOString()}`;
+	// load the engine and both packages before anything is measured
+	const server = await service('quotes');
+	await execute(ours('quotes', server.url), items(5));
+	await execute(peer('quotes', server.url), items(5));
+	await server.close();
+	for (const [name, run] of Object.entries(CASES))
+		if (!ONLY.length || ONLY.includes(name)) await run();
+	console.log(`${machine}\n\n| case | figure | target | | load |\n|---|---|---|---|---:|`);
+	for (const r of rows)
 		console.log(
-			`\nLoopback rows against README.md's table of 0.1 (notes, not targets: another day's run, whose bare loop ran once, cold; the same-run comparison with 0.1 is the versus group):\n${notes.join('\n')}`,
+			`| ${r.case} | ${r.figure} | ${r.target} | ${r.ok === undefined ? '' : r.ok ? '✓' : '✗'} | ${r.load} |`,
 		);
-	}
-	console.log(`\nMachine at the end: ${machine()}`);
-	process.exit(verdict.ok && checks.every((c) => c.ok) ? 0 : 1);
+	process.exit(rows.some((r) => r.ok === false) ? 1 : 0);
 }
 
 main().catch((error) => {

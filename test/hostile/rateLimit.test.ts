@@ -1,5 +1,11 @@
-/** The servers' `rateLimit` mode (token bucket) over real sockets, and the bucket itself with a fake clock. */
-import { TokenBucket, TriggerServer, startQuotesServer, startTriggerServer } from '../servers';
+/** The servers' `rateLimit` mode over real sockets, and its limiters with a fake clock. */
+import {
+	Limiter,
+	TokenBucket,
+	TriggerServer,
+	startQuotesServer,
+	startTriggerServer,
+} from '../servers';
 
 const KEY = 'test-key-123';
 
@@ -24,6 +30,74 @@ describe('TokenBucket', () => {
 		expect(bucket.take()).toBe(4);
 		t = 1500;
 		expect(bucket.take()).toBe(3); // 2.5 s left
+	});
+});
+
+describe('Limiter shapes and their headers', () => {
+	const admit = (limiter: Limiter, n: number) =>
+		Array.from({ length: n }, () => limiter.admit().status ?? 200);
+
+	test('fixed window: the burst, then nothing until the reset; draft-6 headers in delta seconds', () => {
+		let t = 0;
+		const limiter = new Limiter({ fixed: 3, windowMs: 2000, headers: 'draft6' }, () => t);
+		expect(admit(limiter, 4)).toEqual([200, 200, 200, 429]);
+		t = 500;
+		expect(limiter.admit()).toMatchObject({
+			status: 429,
+			headers: {
+				'ratelimit-limit': '3',
+				'ratelimit-remaining': '0',
+				'ratelimit-reset': '2',
+				'retry-after': '2',
+			},
+		});
+		t = 2000;
+		expect(admit(limiter, 4)).toEqual([200, 200, 200, 429]);
+	});
+
+	test('sliding window with draft-11 fields; Retry-After as the whole window when asked', () => {
+		let t = 0;
+		const limiter = new Limiter(
+			{ sliding: 2, windowMs: 1000, headers: 'draft11', retryAfterWindow: true },
+			() => t,
+		);
+		expect(limiter.admit().headers).toEqual({
+			ratelimit: '"default";r=1;t=1',
+			'ratelimit-policy': '"default";q=2;w=1',
+		});
+		t = 600;
+		expect(admit(limiter, 2)).toEqual([200, 429]);
+		t = 1001; // the first has left the window, the second not yet
+		expect(admit(limiter, 2)).toEqual([200, 429]);
+	});
+
+	test('token bucket with X-RateLimit-* (epoch reset, when the bucket is full again); a limit that drops', () => {
+		let t = 1_700_000_000_000;
+		const limiter = new Limiter(
+			{
+				perSecond: 10,
+				burst: 2,
+				headers: 'xRateLimit',
+				then: { ms: 1000, limit: { perSecond: 1, burst: 1 } },
+			},
+			() => t,
+		);
+		expect(limiter.admit().headers).toEqual({
+			'x-ratelimit-limit': '2',
+			'x-ratelimit-remaining': '1',
+			'x-ratelimit-reset': '1700000000.100',
+		});
+		t += 1000;
+		expect(admit(limiter, 2)).toEqual([200, 429]);
+	});
+
+	test('a cap on requests in flight: 503 beyond it, room again when an answer has gone', () => {
+		const limiter = new Limiter({ inFlight: 2 });
+		const [a, b, c] = [limiter.admit(), limiter.admit(), limiter.admit()];
+		expect([a.status, b.status, c.status]).toEqual([undefined, undefined, 503]);
+		a.done();
+		a.done(); // once only
+		expect([limiter.admit().status, limiter.admit().status]).toEqual([undefined, 503]);
 	});
 });
 

@@ -2,9 +2,11 @@
  * Shared machinery for the loopback HTTP test servers: request recording, queued faults,
  * persistent modes, Bearer auth, JSON helpers and clean shutdown.
  */
+import * as fs from 'fs';
 import * as http from 'http';
+import * as path from 'path';
 import type { AddressInfo } from 'net';
-import { RateLimit, TokenBucket } from './ratelimit';
+import { Limiter, RateLimit, Verdict } from './ratelimit';
 import {
 	RedirectFault,
 	RedirectStatus,
@@ -66,8 +68,8 @@ export interface BaseMode {
 	/** Hold each request (delayMs, or 50 ms when delayMs is 0) so `maxInFlight` shows client concurrency. */
 	concurrencyProbe: boolean;
 	/**
-	 * Token bucket, checked before anything else: without a token the request is answered 429
-	 * (Retry-After in whole seconds, at least 1) and not processed. A new object restarts the bucket full.
+	 * A limiter (ratelimit.ts), checked before anything else: a refused request is answered 429 with Retry-After (503
+	 * for the in-flight cap) and not processed; its quota headers go on every answer. A new object restarts it.
 	 */
 	rateLimit?: RateLimit;
 	/**
@@ -88,7 +90,7 @@ export interface TestServer<M extends BaseMode = BaseMode> {
 	readonly mode: Readonly<M>;
 	/** Highest number of requests that were being handled at the same time. */
 	readonly maxInFlight: number;
-	/** Requests refused with 429 by the `rateLimit` mode (they are also in `requests`, flagged `rateLimited`). */
+	/** Requests refused by the `rateLimit` mode (they are also in `requests`, flagged `rateLimited`). */
 	readonly rateLimited: number;
 	/** Clear requests, faults, modes (and service state such as deliveries). */
 	reset(): void;
@@ -309,7 +311,7 @@ export async function createTestServer<M extends BaseMode>(
 	let maxInFlight = 0;
 	let rateLimited = 0;
 	let redirects = 0;
-	let bucket: TokenBucket | undefined;
+	let limiter: Limiter | undefined;
 	let epoch = 0;
 	let baseUrl = '';
 
@@ -322,15 +324,22 @@ export async function createTestServer<M extends BaseMode>(
 			timers.set(t, resolve);
 		});
 
-	/** 0 when the request may go on, else the Retry-After seconds of a 429. */
-	function rateLimitWait(): number {
-		if (!mode.rateLimit) return 0;
-		if (bucket?.limit !== mode.rateLimit) bucket = new TokenBucket(mode.rateLimit);
-		return bucket.take();
+	function admit(): Verdict | undefined {
+		if (!mode.rateLimit) return undefined;
+		if (limiter?.spec !== mode.rateLimit) limiter = new Limiter(mode.rateLimit);
+		return limiter.admit();
 	}
 
 	async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const wait = rateLimitWait(); // at arrival, before anything else
+		const verdict = admit(); // at arrival, before anything else
+		try {
+			await answer(req, res, verdict);
+		} finally {
+			verdict?.done();
+		}
+	}
+
+	async function answer(req: http.IncomingMessage, res: http.ServerResponse, verdict?: Verdict) {
 		const body = await readBody(req);
 		const url = new URL(req.url ?? '/', baseUrl);
 		let parsed: unknown;
@@ -350,19 +359,13 @@ export async function createTestServer<M extends BaseMode>(
 			...(parsed !== undefined ? { json: parsed } : {}),
 			at: Date.now(),
 		};
-		if (wait > 0) {
+		if (verdict?.status) {
 			rateLimited++;
 			requests.push({ ...recorded, rateLimited: true });
 			// refused at arrival, answered as late as any answer (latency is the network's, not the handler's)
 			if (mode.delayMs > 0) await sleep(mode.delayMs);
-			send(
-				res,
-				json(
-					429,
-					{ status: 'fail', data: null, message: 'Too many requests' },
-					{ 'retry-after': String(wait) },
-				),
-			);
+			const message = verdict.status === 429 ? 'Too many requests' : 'Service unavailable';
+			send(res, failEnvelope(verdict.status, message, verdict.headers));
 			return;
 		}
 		requests.push(recorded);
@@ -406,7 +409,7 @@ export async function createTestServer<M extends BaseMode>(
 			if (!req.socket.destroyed) req.socket.resetAndDestroy(); // TCP RST: ECONNRESET at the client
 			return;
 		}
-		send(res, reply);
+		send(res, verdict ? { ...reply, headers: { ...reply.headers, ...verdict.headers } } : reply);
 	}
 
 	const server = http.createServer((req, res) => {
@@ -454,7 +457,8 @@ export async function createTestServer<M extends BaseMode>(
 			maxInFlight = 0;
 			rateLimited = 0;
 			redirects = 0;
-			bucket = undefined;
+			limiter = undefined;
+			forgetBudgets();
 			setup.onReset?.();
 		},
 		close: () =>
@@ -468,6 +472,16 @@ export async function createTestServer<M extends BaseMode>(
 				server.closeAllConnections();
 			}),
 	};
+}
+
+const BUDGETS = path.resolve(__dirname, '../../dist/nodes/shared/transport/budget.js');
+
+/**
+ * A reset service meets clients that know nothing of it: the budgets the nodes keep in this process (the same
+ * module n8n loaded from dist/) are forgotten, as in a new n8n process.
+ */
+function forgetBudgets(): void {
+	if (fs.existsSync(BUDGETS)) (require(BUDGETS) as { forgetBudgets(): void }).forgetBudgets();
 }
 
 function send(res: http.ServerResponse, reply: Reply): void {

@@ -1,7 +1,19 @@
 /** The shared gate of a node run (nodes/shared/transport/gate), from source. */
-import { Gate } from '../../nodes/shared/transport/gate';
+import { Budget, budgetFor, forgetBudgets } from '../../nodes/shared/transport/budget';
+import { Gate, type Turn } from '../../nodes/shared/transport/gate';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const ticket = (turn: Turn) => {
+	if (!turn.ok) throw new Error('no turn');
+	return turn.ticket;
+};
+
+/** The gate once the service has answered its first request (a new budget sends one until then). */
+async function answered(gate: Gate): Promise<Gate> {
+	gate.release('neutral', undefined, false, ticket(await gate.acquire(1000)));
+	return gate;
+}
 
 /** Starts `n` acquires; `granted` counts those that got a slot so far. */
 function contenders(gate: Gate, n: number, budget = 60_000) {
@@ -36,6 +48,15 @@ describe('Gate', () => {
 		expect(gate.state.inFlight).toBe(3);
 	});
 
+	test('a new budget sends one request until the service first answers, unless the run asks for no more than the start', async () => {
+		const wide = contenders(new Gate(128), 3);
+		await sleep(10);
+		expect(wide.granted).toBe(1);
+		const narrow = contenders(new Gate(Gate.START), 3);
+		await sleep(10);
+		expect(narrow.granted).toBe(3);
+	});
+
 	test('max 1: one at a time, in the order asked', async () => {
 		const gate = new Gate(1);
 		const order: number[] = [];
@@ -53,7 +74,7 @@ describe('Gate', () => {
 	});
 
 	test(`starts at ${Gate.START} and grows fourfold per healthy round (slow start), never past max`, async () => {
-		const gate = new Gate(128);
+		const gate = await answered(new Gate(128));
 		expect(gate.state.limit).toBe(Gate.START);
 		const first = contenders(gate, Gate.START + 40);
 		await sleep(10);
@@ -64,7 +85,7 @@ describe('Gate', () => {
 		await sleep(10);
 		expect(first.granted).toBe(2 * Gate.START - 1);
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
+		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START + 40);
 
@@ -77,21 +98,22 @@ describe('Gate', () => {
 	});
 
 	test('a round with a push-back does not grow; answers that are merely not ok (a 404) do not stop growth', async () => {
-		const gate = new Gate(128);
+		const gate = await answered(new Gate(128));
 		const c = contenders(gate, Gate.START + 1); // one more than the allowance: the round is full
 		await Promise.all(c.all.slice(0, Gate.START));
 		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Gate.GROWTH * Gate.START);
-		// a 503 in the next round: halved, and from then on +1 per round trip
+		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
+		// a 503 in the next round: one under the level at which the refused request was sent
 		const d = contenders(gate, 4);
-		await Promise.all(d.all);
-		gate.release('pushback');
-		expect(gate.state.limit).toBe((Gate.GROWTH * Gate.START) / 2);
+		const turns = await Promise.all(d.all);
+		const refused = ticket(turns[3]);
+		gate.release('pushback', undefined, false, refused);
+		expect(gate.state.limit).toBe(refused.level - 1);
 	});
 
 	test('a round in which nobody waited for a slot does not grow the allowance (the demand, not the service, set its pace)', async () => {
-		const gate = new Gate(128);
+		const gate = await answered(new Gate(128));
 		for (let round = 0; round < 3; round++) {
 			const c = contenders(gate, Gate.START);
 			await Promise.all(c.all);
@@ -104,8 +126,9 @@ describe('Gate', () => {
 	function rounds(max: number) {
 		let clock = 0;
 		let held = 0;
-		const gate = new Gate(max, undefined, () => clock);
+		let gate: Gate;
 		const round = async (ms: number) => {
+			gate ??= await answered(new Gate(max, undefined, new Budget(() => clock)));
 			const limit = gate.state.limit;
 			const need = limit - held;
 			const c = contenders(gate, need + 1);
@@ -115,62 +138,55 @@ describe('Gate', () => {
 			await c.all[need]; // the waiting one goes in the next round
 			held = 1;
 		};
-		return { gate, round };
+		return { gate: () => gate, round };
 	}
 
 	test('a growth step that brings no faster answers is taken back, and the allowance stays there', async () => {
 		const { gate, round } = rounds(256);
 		// a distant service: four times as many in flight, about four times the answers per second: grows
 		await round(50);
-		expect(gate.state.limit).toBe(4 * Gate.START);
+		expect(gate().state.limit).toBe(4 * Gate.START);
 		await round(55);
-		expect(gate.state.limit).toBe(16 * Gate.START);
+		expect(gate().state.limit).toBe(16 * Gate.START);
 		// the next step brings answers only 1.2 times faster: back to the step before, and no more growth
 		await round((4 * 55) / 1.2);
-		expect(gate.state.limit).toBe(4 * Gate.START);
+		expect(gate().state.limit).toBe(4 * Gate.START);
 		for (let r = 0; r < 5; r++) await round(1);
-		expect(gate.state.limit).toBe(4 * Gate.START);
+		expect(gate().state.limit).toBe(4 * Gate.START);
 	});
 
 	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
 		const { gate, round } = rounds(128);
-		for (let r = 0; r < 10; r++) await round(gate.state.limit * 0.8);
-		expect(gate.state.limit).toBe(Gate.START);
+		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START));
+		expect(gate().state.limit).toBe(Gate.START);
 	});
 
-	test('a push-back halves the allowance; afterwards it grows by about one per round trip', async () => {
-		const gate = new Gate(64);
-		await gate.acquire(1000);
-		gate.release('pushback');
-		expect(gate.state.limit).toBe(Gate.START / 2);
-		// past the threshold: +1/limit per healthy answer
-		for (let i = 0; i < 4; i++) {
-			await gate.acquire(1000);
-			gate.release('ok');
-		}
-		expect(gate.state.limit).toBe(Gate.START / 2);
-		for (let i = 0; i < 8; i++) {
-			await gate.acquire(1000);
-			gate.release('ok');
-		}
-		expect(gate.state.limit).toBeGreaterThanOrEqual(Gate.START / 2 + 1);
-		expect(gate.state.limit).toBeLessThanOrEqual(Gate.START / 2 + 2);
-		// halving never goes below one
+	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {
+		let clock = 0;
+		const gate = await answered(new Gate(64, undefined, new Budget(() => clock)));
+		const turns = (await Promise.all(contenders(gate, 12).all)).map(ticket);
+		// a cap of 9 in flight: the 10th to 12th were refused, their answers come back in any order
+		for (const t of [turns[11], turns[9], turns[10]]) gate.release('pushback', undefined, false, t);
+		expect(gate.state.limit).toBe(9);
+		for (const t of turns.slice(0, 9)) gate.release('ok', undefined, false, t);
+		const answers = async (n: number) => {
+			for (let i = 0; i < n; i++) {
+				const turn = await gate.acquire(1000);
+				gate.release('ok', undefined, false, ticket(turn));
+			}
+		};
+		await answers(30);
+		expect(gate.state.limit).toBe(9);
+		clock += 10_001;
+		await answers(30);
+		expect(gate.state.limit).toBeGreaterThanOrEqual(10);
+		expect(gate.state.limit).toBeLessThanOrEqual(13);
+		// never below one
 		for (let i = 0; i < 10; i++) {
-			await gate.acquire(1000);
-			gate.release('pushback');
+			const turn = await gate.acquire(1000);
+			gate.release('pushback', undefined, false, { ...ticket(turn), level: 1 });
 		}
 		expect(gate.state.limit).toBe(1);
-	});
-
-	test('one push-back per pause: answers already under way do not halve it again', async () => {
-		const gate = new Gate(64);
-		const c = contenders(gate, 3);
-		await Promise.all(c.all);
-		gate.release('pushback', 100, true);
-		gate.release('pushback', 100, true);
-		gate.release('pushback', 100, true);
-		expect(gate.state.limit).toBe(Gate.START / 2);
 	});
 
 	test('a pause blocks every acquire until it ends', async () => {
@@ -211,5 +227,21 @@ describe('Gate', () => {
 		expect(turns.every((t) => !t.ok)).toBe(true);
 		expect(gate.state.inFlight).toBe(1);
 		expect(await gate.acquire(1000)).toEqual({ ok: false, pauseMs: 0 });
+	});
+});
+
+describe('budgetFor: one budget per service and credential in the process', () => {
+	test('the same budget for the same key; forgotten after a quarter of an hour unused, the oldest past 256', () => {
+		forgetBudgets();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(1e12);
+		const a = budgetFor('http://a k1');
+		expect(budgetFor('http://a k1')).toBe(a);
+		expect(budgetFor('http://a k2')).not.toBe(a);
+		clock.mockReturnValue(1e12 + 15 * 60_000 + 1);
+		expect(budgetFor('http://a k1')).not.toBe(a);
+		const kept = budgetFor('kept');
+		for (let i = 0; i < 256; i++) budgetFor(`other ${i}`);
+		expect(budgetFor('kept')).not.toBe(kept);
+		clock.mockRestore();
 	});
 });

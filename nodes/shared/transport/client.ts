@@ -33,8 +33,8 @@ export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseByte
 
 /**
  * The one way the three nodes talk to their services. One client serves one node execution: it reads the
- * credentials once, keeps one gate per service (shared concurrency budget and 429 pause for every item and page of
- * the run), and sends through n8n's own request helpers (so proxies and n8n's settings apply), with the API key
+ * credentials once, keeps one gate per service (over the service's budget, which every run in the process shares, per
+ * origin and credential), and sends through n8n's own request helpers (so proxies and n8n's settings apply), with the API key
  * only on requests to the service's own origin.
  */
 export class TriptychClient {
@@ -91,13 +91,15 @@ export class TriptychClient {
 		this.stopping.stop('not sent: an earlier item failed and the node stopped');
 	}
 
-	/** The gate of a service (or of the image host: at most 8 downloads at once, each up to Max Image Size). */
+	/** A service's gate over its shared budget, or the image host's (8 downloads at once at most, each ≤ Max Image Size). */
 	gate(name: Service | 'images'): Gate {
 		let gate = this.gates.get(name);
 		if (!gate) {
 			const max =
 				name === 'images' ? Math.min(this.concurrency, MAX_IMAGE_DOWNLOADS) : this.concurrency;
-			gate = new Gate(max, this.stopping);
+			const key = () =>
+				`${this.bases.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
+			gate = new Gate(max, this.stopping, name === 'images' ? undefined : key);
 			this.gates.set(name, gate);
 		}
 		return gate;

@@ -1,7 +1,7 @@
 import type { Gate, Signal } from './gate';
 import { header } from './attempt';
 import type { Stopper } from './stop';
-import { backoff, parseRetryAfter, wait } from './timing';
+import { backoff, parseRetryAfter, readQuota, wait } from './timing';
 import type { Failure, RawResponse, RequestSettings, Stop } from './types';
 
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
@@ -9,6 +9,11 @@ const RETRY_STATUS = new Set([429, 502, 503, 504]);
 const PUSHBACK_STATUS = new Set([429, 503, 504]);
 /** Failures that no retry can mend. */
 const FINAL_KINDS = new Set<Failure['kind']>(['tooLarge', 'redirect', 'canceled', 'paused']);
+/**
+ * Waits for a quota reset the service announced are not retries: they may last this long in all for one request (or
+ * Max Retry Wait, when that is longer), enough for a window of a minute.
+ */
+export const ANNOUNCED_WAIT_MS = 120_000;
 
 export interface RetryPolicy {
 	settings: RequestSettings;
@@ -43,8 +48,12 @@ export async function withRetries(
 	let waited = 0;
 	/** Attempts that count toward Max Attempts: all but those refused with a 429 (unless Max Attempts is 1) */
 	let counted = 0;
+	let announced = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS);
+	let replanned = false;
 	for (let attempt = 1; ; attempt++) {
-		const turn = await gate.acquire(settings.maxRetryWait - waited);
+		const turn = await gate.acquire(settings.maxRetryWait - waited, announced, (text) =>
+			policy.log(text, { attempt }),
+		);
 		if (!turn.ok) {
 			const failure: Failure = policy.cancel?.aborted
 				? {
@@ -59,21 +68,25 @@ export async function withRetries(
 				: {
 						kind: 'paused',
 						code: 'HTTP 429',
-						message: `the service asked every request to wait ${Math.ceil(turn.pauseMs / 1000)} s more`,
+						message: turn.announced
+							? `its rate-limit headers announce a reset in ${Math.ceil(turn.pauseMs / 1000)} s: longer than ${ANNOUNCED_WAIT_MS / 60_000} minutes`
+							: `the service asked every request to wait ${Math.ceil(turn.pauseMs / 1000)} s more`,
 						sent: false,
 					};
 			return { failure, attempts: attempt - 1 };
 		}
+		announced -= turn.announcedMs;
 		const outcome = await run();
 		const failure = 'kind' in outcome ? outcome : undefined;
 		const res = failure ? undefined : (outcome as RawResponse);
+		const quota = res && readQuota((name) => header(res.headers, name));
 
 		let retryable: boolean;
 		let retryAfter: number | undefined;
 		let signal: Signal = 'neutral';
 		if (failure) {
 			if (FINAL_KINDS.has(failure.kind)) {
-				gate.release('neutral', undefined, false, turn.ticket);
+				gate.release('neutral', undefined, false, turn.ticket, quota);
 				return { failure, attempts: attempt };
 			}
 			retryable = !failure.sent || policy.repeatable;
@@ -83,20 +96,25 @@ export async function withRetries(
 			retryAfter = parseRetryAfter(header(res!.headers, 'retry-after'));
 			if (PUSHBACK_STATUS.has(res!.statusCode)) signal = 'pushback';
 		} else {
-			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral', undefined, false, turn.ticket);
+			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral', undefined, false, turn.ticket, quota);
 			return { res: res!, attempts: attempt };
 		}
 
-		const delay = retryAfter ?? backoff(settings.retryDelay, attempt);
 		const rateLimited = res?.statusCode === 429;
+		// a refusal that announces when the quota resets is waited for as the quota's wait, in the next turn (once)
+		const planned: boolean =
+			!replanned && rateLimited && quota?.remaining === 0 && quota.resetAt > Date.now();
+		replanned ||= planned;
+		const delay = planned ? 0 : (retryAfter ?? backoff(settings.retryDelay, attempt));
 		// the service did not act on a 429: it waits its turn (bounded by Max Retry Wait) instead of using up attempts
 		if (!rateLimited || settings.maxAttempts <= 1) counted++;
 		// A 429, or a Retry-After on any answer, pauses every request of the run, not only this one.
 		gate.release(
 			signal,
-			rateLimited || retryAfter !== undefined ? delay : undefined,
+			!planned && (rateLimited || retryAfter !== undefined) ? delay : undefined,
 			rateLimited,
 			turn.ticket,
+			quota,
 		);
 
 		const left = settings.maxRetryWait - waited;

@@ -13,6 +13,58 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Math.max(0, date - now);
 }
 
+/** What a service's rate-limit headers say: requests left in its window, when that resets, and its size. */
+export interface Quota {
+	remaining: number;
+	resetAt: number;
+	limit?: number;
+}
+
+const COUNT = /^\s*\d+\s*$/;
+const SECONDS = /^\s*\d+(\.\d+)?\s*$/;
+
+/** The parameters of a structured-field list's member named `name` (or of its first member). */
+function member(value: string | undefined, name?: string): Record<string, string> | undefined {
+	for (const item of (value ?? '').split(',')) {
+		const [key, ...params] = item.split(';').map((part) => part.trim());
+		if (!key || (name !== undefined && key !== name)) continue;
+		return Object.fromEntries(params.map((p) => p.split('=', 2)).map(([k, v]) => [k, v ?? '']));
+	}
+	return undefined;
+}
+
+/**
+ * The quota a service announces, in any of the shapes in use: the IETF draft's `RateLimit` (`r`, `t`) with
+ * `RateLimit-Policy` (`q`), the older draft's `RateLimit-Limit/-Remaining/-Reset`, or `X-RateLimit-*` (a reset of
+ * 1e9 or more is a time in epoch seconds, else seconds from now). Malformed or contradictory values are ignored, as
+ * the draft asks: the caller then learns from refusals instead.
+ */
+export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
+	const count = (v?: string) => (v !== undefined && COUNT.test(v) ? Number(v) : undefined);
+	const seconds = (v?: string) => (v !== undefined && SECONDS.test(v) ? Number(v) : undefined);
+	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
+		if (remaining === undefined || reset === undefined) return undefined;
+		if (limit !== undefined && remaining > limit) return undefined;
+		const resetAt = reset >= 1e9 ? reset * 1000 : now + reset * 1000;
+		return { remaining, resetAt: Math.max(now, resetAt), limit };
+	};
+	const field = get('ratelimit');
+	if (field !== undefined) {
+		const name = field.split(/[;,]/)[0].trim();
+		const [left, policy] = [member(field), member(get('ratelimit-policy'), name) ?? {}];
+		return check(count(left?.r), count(left?.t), count(policy.q));
+	}
+	for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
+		const quota = check(
+			count(get(`${prefix}remaining`)),
+			seconds(get(`${prefix}reset`)),
+			count(get(`${prefix}limit`)),
+		);
+		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
+	}
+	return undefined;
+}
+
 /** Exponential backoff with jitter: base·2^(n-1), scaled by a factor in [0.5, 1) (`random` for tests). */
 export function backoff(base: number, attempt: number, random = Math.random()): number {
 	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));

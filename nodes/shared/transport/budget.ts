@@ -1,0 +1,278 @@
+import { Pace, type Ticket } from './pace';
+import type { Quota } from './timing';
+
+/** How an answer went, as far as the service's capacity is concerned. */
+export type Signal = 'ok' | 'pushback' | 'neutral';
+
+/** A budget nobody used for this long is forgotten; at most this many are kept. */
+const IDLE_MS = 15 * 60_000;
+const MAX_BUDGETS = 256;
+/** After a push-back, the allowance stays under the level that was refused for this long. */
+const HOLD_MS = 10_000;
+
+/** A request sent through a budget: when, at which in-flight level, and its place in the order of sends. */
+export interface Sent extends Ticket {
+	seq: number;
+	level: number;
+}
+
+/**
+ * What the service's quota headers said, counted forward: the sends it allows before `resetAt`. The answer to
+ * request `seq` left `left` of the quota; every request sent after it is counted against that (it may have been
+ * counted by the service already or not), so the quota lasts to its reset.
+ */
+class Plan {
+	private left?: number;
+	private resetAt = 0;
+	private limit?: number;
+	private seq = -1;
+
+	get known(): boolean {
+		return this.left !== undefined;
+	}
+
+	/** An answer to request `seq` (sent `sentSince` requests ago); no quota on it: the service stopped saying. */
+	observe(quota: Quota | undefined, seq: number, sentSince: number): void {
+		if (seq < this.seq) return;
+		this.seq = seq;
+		this.left = quota && quota.remaining - sentSince;
+		this.resetAt = quota?.resetAt ?? 0;
+		this.limit = quota?.limit;
+	}
+
+	/**
+	 * How long until the quota allows a send (0: now; Infinity: when the next answer tells). A new window starts full,
+	 * when its size is known.
+	 */
+	delay(now: number): number {
+		if (this.left === undefined || this.left > 0) return 0;
+		if (now < this.resetAt) return this.resetAt - now;
+		this.left = this.limit;
+		this.resetAt = Infinity; // until an answer of the new window says when it ends
+		return 0;
+	}
+
+	take(): void {
+		if (this.left !== undefined) this.left--;
+	}
+}
+
+/**
+ * The budget of one service (origin and credential) in this n8n process, shared by every node run that calls it:
+ * concurrent executions, the next scheduled run, other workflows. It holds the allowance in flight, the shared
+ * pause, the pace learned from refusals and the quota the service announces, so a run starts where the last left off.
+ *
+ * - **Quota headers first**: while the service says how many requests are left and when its window resets, requests
+ *   go while some are left and wait for the reset when none are (`Plan`).
+ * - **Without them, the service's refusals teach the pace** (`Pace`, a token bucket fitted to its 429s).
+ * - **Adaptive concurrency** (as TCP does it): starts at `START` in flight, grows fourfold per round (one allowance's
+ *   worth of answers) while every answer is healthy and the step brings answers faster, then by about one per round
+ *   trip. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
+ *   refused request was sent, and it stays there a while.
+ * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
+ */
+export class Budget {
+	static readonly START = 16;
+	static readonly GROWTH = 4;
+	/** The part of a growth step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
+	static readonly PAYOFF = 0.25;
+
+	limit = Budget.START;
+	inFlight = 0;
+	pausedUntil = 0;
+	readonly pace = new Pace();
+	readonly plan = new Plan();
+	usedAt = 0;
+	private answered = false;
+	private sent = 0;
+	private threshold = Infinity;
+	private ceiling = Infinity;
+	private hold = { level: Infinity, until: 0 };
+	private round = { answers: 0, healthy: true, started: 0, full: false };
+	private lastStep?: { limit: number; speed: number };
+	/** Runs with requests waiting for a slot, in turn */
+	private readonly waiting: Array<Waiter['run']> = [];
+	/** The pace's waiting line: held by the request waiting for its moment, the others queue behind it */
+	private lineHeld = false;
+	private readonly line: Waiter[] = [];
+	private answers: Array<() => void> = [];
+
+	constructor(private readonly now: () => number = () => performance.now()) {
+		this.round.started = now();
+	}
+
+	/** How many may be in flight now. */
+	get allowance(): number {
+		return Math.max(1, Math.floor(this.limit));
+	}
+
+	/**
+	 * Room for one more request of `run`. A new budget sends one until the service first answers (its headers may
+	 * say how many it takes), unless the run asked for no more than the start at once.
+	 */
+	private room(run: Run): boolean {
+		const cap = this.answered || run.max <= Budget.START ? this.allowance : 1;
+		return run.inFlight < run.max && this.inFlight < cap;
+	}
+
+	/**
+	 * Takes a slot for `run` when there is room and no other run is waiting for one: the number in flight with it
+	 * (0: none taken).
+	 */
+	take(run: Run): number {
+		if (this.waiting.length || !this.room(run)) return 0;
+		run.inFlight++;
+		return ++this.inFlight;
+	}
+
+	/** `run` waits for a slot (its own queue); slots go to the waiting runs in turn. */
+	enlist(run: Run): void {
+		if (this.inFlight >= this.allowance) this.round.full = true;
+		if (!this.waiting.includes(run)) this.waiting.push(run);
+		this.wake();
+	}
+
+	leave(run: Run): void {
+		const at = this.waiting.indexOf(run);
+		if (at >= 0) this.waiting.splice(at, 1);
+		for (let i = this.line.length - 1; i >= 0; i--)
+			if (this.line[i].run === run) this.line.splice(i, 1)[0].resolve(false);
+		this.wake();
+	}
+
+	/** Hands free slots to waiting requests, one run after another. */
+	wake(): void {
+		let skipped = 0;
+		while (this.inFlight < this.allowance && skipped < this.waiting.length) {
+			const run = this.waiting.shift()!;
+			if (this.room(run) && run.queue.length) {
+				run.inFlight++;
+				run.queue.shift()!(++this.inFlight);
+				skipped = 0;
+			} else skipped++;
+			if (run.queue.length) this.waiting.push(run);
+		}
+	}
+
+	/** A request goes now; it took its slot when `level` were in flight. */
+	record(now: number, level: number): Sent {
+		const ticket = this.pace.record(now) as Sent;
+		ticket.seq = ++this.sent;
+		ticket.level = level;
+		this.plan.take();
+		return ticket;
+	}
+
+	/** Waits for the pace line; false when `run` stopped meanwhile. */
+	async enterLine(run: Run): Promise<boolean> {
+		if (!this.lineHeld) return (this.lineHeld = true);
+		return await new Promise<boolean>((resolve) => this.line.push({ run, resolve }));
+	}
+
+	leaveLine(): void {
+		const next = this.line.shift();
+		if (next) next.resolve(true);
+		else this.lineHeld = false;
+	}
+
+	/** Resolves with the next answer (or at once, when none is awaited). */
+	async nextAnswer(): Promise<void> {
+		if (this.inFlight > 0) await new Promise<void>((resolve) => this.answers.push(resolve));
+	}
+
+	/** Gives a slot back and learns from how the answer went; `pauseMs` pauses every request to the service. */
+	release(signal: Signal, pauseMs?: number, rateLimited = false, ticket?: Sent, quota?: Quota) {
+		this.inFlight = Math.max(0, this.inFlight - 1);
+		const now = Date.now();
+		const clock = this.now();
+		this.usedAt = now;
+		if (ticket) {
+			ticket.outcome = signal === 'ok' ? 'ok' : rateLimited ? 'refused' : 'other';
+			this.plan.observe(quota, ticket.seq, this.sent - ticket.seq);
+		}
+		if (!this.answered) {
+			this.answered = true;
+			this.round.started = this.now();
+		} else if (this.limit < this.threshold) {
+			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
+			this.round.answers++;
+			if (signal === 'pushback') this.round.healthy = false;
+			if (this.round.answers >= this.allowance) {
+				if (this.round.healthy && this.round.full) this.grow();
+				this.round = {
+					answers: 0,
+					healthy: true,
+					started: this.now(),
+					full: this.waiting.length > 0,
+				};
+			}
+		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until))
+			this.limit = Math.min(this.ceiling, this.limit + 1 / this.limit);
+		// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
+		if (signal === 'pushback' && !(rateLimited && (this.pace.active || this.plan.known))) {
+			const level = ticket?.level ?? this.limit;
+			this.threshold = this.limit = Math.max(1, Math.min(this.limit, level - 1));
+			const held = clock > this.hold.until ? level : Math.min(level, this.hold.level);
+			this.hold = { level: held, until: clock + HOLD_MS };
+		}
+		const first = now >= this.pausedUntil; // the first answer of a wave of push-backs
+		if (pauseMs !== undefined && pauseMs > 0 && now + pauseMs > this.pausedUntil)
+			this.pausedUntil = now + pauseMs;
+		if (rateLimited && first && ticket && !this.plan.known)
+			this.pace.refused(ticket, now, this.pausedUntil);
+		for (const answered of this.answers.splice(0)) answered();
+		this.wake();
+	}
+
+	/**
+	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
+	 * hardly faster than the round before is taken back for good; otherwise the allowance grows fourfold.
+	 */
+	private grow(): void {
+		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
+		const last = this.lastStep;
+		const step = last ? this.limit / last.limit : 1;
+		if (last && step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
+			this.ceiling = this.limit = this.threshold = last.limit;
+			return;
+		}
+		this.lastStep = { limit: this.limit, speed };
+		if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit * Budget.GROWTH);
+	}
+}
+
+/** One node run's side of a budget: its own Concurrency cap, requests in flight and waiting, and Stop. */
+export interface Run {
+	readonly max: number;
+	inFlight: number;
+	/** Requests waiting for a slot: called with the number in flight with it, 0 when the run stopped */
+	readonly queue: Array<(level: number) => void>;
+}
+
+interface Waiter {
+	run: Run;
+	resolve: (entered: boolean) => void;
+}
+
+const budgets = new Map<string, Budget>();
+
+/**
+ * The budget of a service in this process. Unused budgets are forgotten when one is asked for (no timer), and the
+ * least recently used goes when there are too many.
+ */
+export function budgetFor(key: string): Budget {
+	const now = Date.now();
+	for (const [k, b] of budgets) if (b.inFlight === 0 && now - b.usedAt > IDLE_MS) budgets.delete(k);
+	let budget = budgets.get(key);
+	budgets.delete(key);
+	budget ??= new Budget();
+	budget.usedAt = now;
+	budgets.set(key, budget);
+	if (budgets.size > MAX_BUDGETS) budgets.delete(budgets.keys().next().value!);
+	return budget;
+}
+
+/** Forgets every budget, as a new process would start. */
+export function forgetBudgets(): void {
+	budgets.clear();
+}

@@ -1,0 +1,143 @@
+/**
+ * One budget per service in the n8n process, through n8n's engine against loopback services with real limiters,
+ * counted at the server: shared by concurrent executions, remembered by the next run, each run with its own Stop and
+ * fair turns, paced by every quota-header shape (malformed ones ignored), and every limiter shape without headers.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
+import { type QuotesServer, startQuotesServer } from '../servers';
+import type { RateLimit } from '../servers/ratelimit';
+
+const TRIGGER = 'When clicking Execute';
+const NODE = 'Tags';
+const servers: QuotesServer[] = [];
+
+/** A fresh service (a new origin: a new budget). */
+async function service(rateLimit?: RateLimit, delayMs = 0): Promise<QuotesServer> {
+	const server = await startQuotesServer();
+	server.setMode({ rateLimit, delayMs });
+	servers.push(server);
+	return server;
+}
+afterAll(async () => await Promise.all(servers.map(async (s) => await s.close())));
+
+/** Quote Tags, one request per item (`limit` tells the runs apart at the server). */
+async function run(
+	server: QuotesServer,
+	items: number,
+	limit = 1,
+	onStart?: (stop: () => void) => void,
+	options: IDataObject = {},
+) {
+	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, { q: 'a', limit, options }));
+	const result = await runWorkflow(wf, {
+		credentials: { triptychApi: { apiKey: 'k', quotesUrl: server.url, sendKeyToQuotes: false } },
+		pinData: { [TRIGGER]: Array.from({ length: items }, (_, n) => ({ n })) },
+		onStart,
+	});
+	const failed = result.workflowError ? items : 0;
+	return { result, failed, items: failed ? 0 : result.output(NODE).length };
+}
+
+const accepted = (server: QuotesServer) => server.requests.filter((r) => !r.rateLimited);
+
+test('two concurrent executions share one allowance: no more in flight before the answers come back than one run alone', async () => {
+	const server = await service(undefined, 400);
+	const [a, b] = await Promise.all([run(server, 24, 1), run(server, 24, 2)]);
+	expect([a.failed, b.failed]).toEqual([0, 0]);
+	// one request, then at most 16 until their answers come back (two runs on their own budgets: twice that)
+	const early = server.requests.filter((r) => r.at < server.requests[0].at + 750);
+	expect(early.length).toBeLessThanOrEqual(17);
+	expect(server.requests).toHaveLength(48);
+});
+
+test('a warm run starts where the last left off: what a cap of 8 in flight taught the first run, the second knows', async () => {
+	const server = await service({ inFlight: 8 }, 50);
+	expect((await run(server, 40)).failed).toBe(0);
+	const refused = server.rateLimited;
+	expect(refused).toBeGreaterThan(0);
+	expect((await run(server, 40)).failed).toBe(0);
+	expect(server.rateLimited).toBe(refused);
+});
+
+test('Stop of one execution: its waiting requests leave, the other execution goes on to the end', async () => {
+	const server = await service({ fixed: 5, windowMs: 1000, headers: 'draft6' });
+	let stop = () => {};
+	const long = run(server, 60, 2, (s) => (stop = s));
+	const short = run(server, 6, 1);
+	while (!server.requests.some((r) => r.query.limit === '2'))
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	const stopped = Date.now();
+	stop();
+	await long;
+	expect(Date.now() - stopped).toBeLessThan(5000);
+	const done = await short;
+	expect(done).toMatchObject({ failed: 0, items: 6 });
+	expect(accepted(server).filter((r) => r.query.limit === '2').length).toBeLessThan(30);
+});
+
+test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
+	const server = await service({ fixed: 20, windowMs: 500, headers: 'draft6' });
+	const [big, small] = await Promise.all([run(server, 100, 2), run(server, 5, 1)]);
+	expect([big.failed, small.failed]).toEqual([0, 0]);
+	const order = accepted(server).map((r) => r.query.limit);
+	expect(order.lastIndexOf('1')).toBeLessThan(50);
+});
+
+test.each<[string, RateLimit]>([
+	['draft-6 RateLimit-*, fixed window', { fixed: 10, windowMs: 1000, headers: 'draft6' }],
+	['X-RateLimit-* (epoch reset), token bucket', { perSecond: 20, burst: 5, headers: 'xRateLimit' }],
+	[
+		'draft-11 RateLimit + RateLimit-Policy, sliding window',
+		{ sliding: 10, windowMs: 1000, headers: 'draft11' },
+	],
+	[
+		'Quotable: draft-6, Retry-After the whole window',
+		{ fixed: 10, windowMs: 2000, headers: 'draft6', retryAfterWindow: true },
+	],
+])('%s: paced by the headers, at most one refusal', async (_, limit) => {
+	const server = await service(limit);
+	logs.length = 0;
+	const { failed } = await run(server, 30, 1, undefined, { maxRetryWait: 1 });
+	expect(failed).toBe(0);
+	expect(server.rateLimited).toBeLessThanOrEqual(1);
+	expect(accepted(server)).toHaveLength(30);
+});
+
+test.each<[string, Record<string, string>]>([
+	[
+		'more left than the limit',
+		{ 'ratelimit-limit': '10', 'ratelimit-remaining': '20', 'ratelimit-reset': '3600' },
+	],
+	['a negative count', { 'x-ratelimit-remaining': '-1', 'x-ratelimit-reset': '3600' }],
+	['a reset that is not a number', { 'ratelimit-remaining': '0', 'ratelimit-reset': 'soon' }],
+	[
+		'a structured field out of shape',
+		{ ratelimit: '"default";r=0;t=1h', 'ratelimit-policy': '"default";q=x' },
+	],
+])('malformed or contradictory headers (%s) are ignored', async (_, headers) => {
+	const server = await service({ perSecond: 1000, burst: 1000, headers });
+	const { failed, items } = await run(server, 20);
+	expect({ failed, items }).toEqual({ failed: 0, items: 20 });
+});
+
+test.each<[string, RateLimit]>([
+	['token bucket', { perSecond: 40, burst: 5 }],
+	['fixed window', { fixed: 10, windowMs: 500 }],
+	['sliding window', { sliding: 10, windowMs: 500 }],
+	['a cap of 4 in flight (503 beyond)', { inFlight: 4 }],
+	[
+		'a limit that drops mid-run',
+		{ perSecond: 80, burst: 10, then: { ms: 400, limit: { perSecond: 20, burst: 5 } } },
+	],
+])(
+	'without headers, %s: every item, refusals well under the requests accepted',
+	async (_, limit) => {
+		const server = await service(limit, 20);
+		const { failed } = await run(server, 60, 1, undefined, { maxRetryWait: 10 });
+		expect(failed).toBe(0);
+		expect(accepted(server)).toHaveLength(60);
+		expect(server.rateLimited).toBeLessThanOrEqual(30);
+	},
+);
