@@ -20,7 +20,7 @@ export const MAX_RETRY_WAIT: NumberOption = {
 	default: 30,
 	min: 0,
 	description:
-		'Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead.',
+		'Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to 2 minutes (or this, when longer).',
 };
 
 export const RETRY_DELAY: NumberOption = {
@@ -49,7 +49,7 @@ export const CONCURRENCY: NumberOption = {
 	min: 1,
 	max: 256,
 	description:
-		'Most requests in flight at once. The node starts with 16 and adapts to the service: more while that brings answers faster, fewer when it pushes back (429, 503, timeouts). 1 sends one request at a time, in item order.',
+		'Most requests in flight at once for this node. Every run of every workflow in this n8n process that calls the same service with the same credential shares one allowance, which adapts to the service: more while that brings answers faster, fewer when it pushes back (429, 503, timeouts), paced by its rate-limit headers when it sends them. 1 sends one request at a time, in item order.',
 };
 
 const MAX_ATTEMPTS = (description: string): NumberOption => ({

@@ -91,7 +91,7 @@ export class TriptychClient {
 		this.stopping.stop('not sent: an earlier item failed and the node stopped');
 	}
 
-	/** A service's gate over its shared budget, or the image host's (8 downloads at once at most, each ≤ Max Image Size). */
+	/** A service's gate over its shared budget; the image host's at most MAX_IMAGE_DOWNLOADS at once. */
 	gate(name: Service | 'images'): Gate {
 		let gate = this.gates.get(name);
 		if (!gate) {
@@ -246,8 +246,7 @@ export class TriptychClient {
 		if (known) return known;
 		const credentials = await this.getCredentials();
 		if (!sendsKey(credentials, service)) return this.plain;
-		// The credentials this client already read are handed to n8n, which applies their `authenticate` block as
-		// usual: n8n does not load and decrypt them again for every request of the run.
+		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
 		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
 		const credentialsDecrypted = {
 			id: reference?.id ?? '',
