@@ -6,7 +6,7 @@
  *   1. the nodes panel: each node found by name and by "triptych", offered as an action and opened as a regular
  *      node after a trigger; Fire Automation not offered as a trigger in "What triggers this workflow?" for
  *      "trigger" (n8n 2.41 lists regular nodes there too: it may appear as one, and chosen there it lands after a
- *      trigger n8n adds), and found for "trigger call" in the actions panel;
+ *      trigger n8n adds);
  *   2. each node's parameter panel opens with the credential selected and no console error from the package;
  *   3. the credential form: good key, wrong key (the credential's message), Museum URL empty with Quotes URL set,
  *      every URL empty ("No address to test: …"), a malformed Museum URL ("… is not a web address"), a Museum URL

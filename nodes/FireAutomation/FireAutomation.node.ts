@@ -15,7 +15,7 @@ import { batchWindows, fireAutomationOperation } from './operation';
 /**
  * Fire Automation (type `fireAutomation`): POST {Trigger URL}/trigger/{Event} with a JSON body, once per input item.
  * An action, not a trigger: n8n's editor treats any node whose display name contains "trigger" as a trigger, so
- * the display name avoids the word (searches for "trigger call" still find it through the codex aliases).
+ * the display name avoids the word.
  */
 export class FireAutomation implements INodeType {
 	description: INodeTypeDescription = {

@@ -91,7 +91,8 @@ export function fireAutomationOperation(
 /** The envelope's `data` (its fields, when it is an object) and `message`; an answer in text, as text. */
 function toOutput(response: ApiResponse): IDataObject {
 	const { data, message, statusCode, text } = response;
-	if (text !== undefined) return { accepted: true, statusCode, text };
+	if (text !== undefined)
+		return { accepted: true, statusCode, text, ...(response.cut ? { truncated: true } : {}) };
 	const json: IDataObject = isPlainObject(data)
 		? { ...data }
 		: { data: data === undefined ? null : (data as IDataObject[string]) };

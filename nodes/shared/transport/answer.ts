@@ -12,6 +12,7 @@ import type { ApiResponse, Failure, RawResponse, Stop } from './types';
  * transfer (retried like a dropped connection), not a service that speaks something else.
  */
 export function checkJson(res: RawResponse): RawResponse | Failure {
+	if (res.cut) return res;
 	const raw = res.body.toString('utf8');
 	if (!/\S/.test(raw)) return res;
 	try {
@@ -80,7 +81,11 @@ export function interpret(
 
 	if (body === null && ok && acceptText) {
 		const answer = { data: undefined, statusCode: status, headers: res.headers, attempts };
-		return { ...answer, text: redact(res.body.toString('utf8')) };
+		return {
+			...answer,
+			text: redact(res.body.toString('utf8')),
+			...(res.cut ? { cut: true } : {}),
+		};
 	}
 	if (body === null) {
 		const contentType = header(res.headers, 'content-type') ?? '';

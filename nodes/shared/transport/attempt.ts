@@ -33,6 +33,8 @@ export interface AttemptSpec {
 	timeout: number;
 	/** Largest decoded body, in bytes */
 	maxBytes: number;
+	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
+	cutOff?: boolean;
 	/** Stop in n8n's editor */
 	cancel?: Stopper;
 	/** The run's timer for time limits */
@@ -128,7 +130,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				continue;
 			}
 			const declared = Number(header(headers, 'content-length'));
-			if (!header(headers, 'content-encoding') && declared > spec.maxBytes) {
+			const cutOff = spec.cutOff === true && status >= 200 && status < 300;
+			let cut = false;
+			if (!cutOff && !header(headers, 'content-encoding') && declared > spec.maxBytes) {
 				discard(answer.body);
 				return tooLarge(spec.maxBytes, 'declared');
 			}
@@ -138,9 +142,10 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 					spec.maxBytes,
 					ending,
 					() => reason ?? canceled(),
+					cutOff ? () => (cut = true) : undefined,
 				);
 				answered = true;
-				return { statusCode: status, headers, body: bytes, url };
+				return { statusCode: status, headers, body: bytes, url, ...(cut ? { cut } : {}) };
 			} catch (error) {
 				return error instanceof WireFailure ? error.failure : networkFailure(error);
 			}

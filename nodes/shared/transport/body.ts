@@ -50,13 +50,15 @@ export function tooLarge(limit: number, seen: number | 'declared'): Failure {
  * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
  * past `limit` it stops reading at once and rejects with a `tooLarge` failure, so a small compressed answer that
  * inflates to gigabytes never takes more than `limit` of memory. A connection that drops before the end rejects
- * with `broken`; `stop` (the attempt's deadline or Stop) destroys the stream and rejects with its reason.
+ * with `broken`; `stop` (the attempt's deadline or Stop) destroys the stream and rejects with its reason. With
+ * `onCut`, a body past `limit` resolves with its first `limit` bytes instead (and `onCut` is called).
  */
 export async function readBody(
 	body: unknown,
 	limit: number,
 	stop: Stopper,
 	abortReason: () => Failure,
+	onCut?: () => void,
 ): Promise<Buffer> {
 	if (Buffer.isBuffer(body)) return body;
 	if (typeof body === 'string') return Buffer.from(body, 'utf8');
@@ -68,7 +70,7 @@ export async function readBody(
 		let size = 0;
 		let settled = false;
 		let unsubscribe: () => void = () => undefined;
-		const finish = (failure?: Failure) => {
+		const finish = (failure?: Failure, cut = false) => {
 			if (settled) return;
 			settled = true;
 			stream.removeListener('data', onData);
@@ -81,12 +83,18 @@ export async function readBody(
 				chunks.length = 0;
 				reject(new WireFailure(failure));
 			} else {
-				resolve(Buffer.concat(chunks, size));
+				if (cut) stream.destroy();
+				resolve(Buffer.concat(chunks, Math.min(size, limit)));
 			}
 		};
 		const onData = (chunk: unknown) => {
 			const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8');
 			size += piece.length;
+			if (size > limit && onCut) {
+				chunks.push(piece.subarray(0, piece.length - (size - limit)));
+				onCut();
+				return finish(undefined, true);
+			}
 			if (size > limit) return finish(tooLarge(limit, size));
 			chunks.push(piece);
 		};

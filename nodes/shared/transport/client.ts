@@ -33,9 +33,9 @@ export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseByte
 
 /**
  * The one way the three nodes talk to their services. One client serves one node execution: it reads the
- * credentials once, keeps one gate per service (over the service's budget, which every run in the process shares, per
- * origin and credential), and sends through n8n's own request helpers (so proxies and n8n's settings apply), with the API key
- * only on requests to the service's own origin.
+ * credentials once, keeps one gate per service over the budget every run in the process shares (per origin
+ * and credential), and sends through n8n's request helpers (so proxies and n8n's settings apply), with the
+ * API key only on requests to the service's own origin.
  */
 export class TriptychClient {
 	private credentials?: Promise<IDataObject>;
@@ -52,7 +52,6 @@ export class TriptychClient {
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
-		/** Most requests in flight per service (the node's Concurrency option) */
 		private readonly concurrency: number,
 	) {}
 
@@ -152,6 +151,7 @@ export class TriptychClient {
 			redirects: { follow: 'origin', origin: base.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
+			cutOff: req.acceptText,
 			cancel: this.cancel,
 			deadlines: this.deadlines,
 		};

@@ -182,7 +182,7 @@ export class Pace {
 		return this.log.filter((t) => t.outcome === 'ok' && t.sent > from && t.sent < to);
 	}
 
-	/** Discovery: ×2 per second; fitted: +1% per second after 10 s without a 429. */
+	/** Discovery: ×DISCOVERY_GROWTH per second; fitted: creeps up after CREEP_AFTER_MS without a 429. */
 	private grow(now: number): void {
 		if (this.rate === undefined || now <= this.lastChange) return;
 		if (!this.fitted) {

@@ -43,8 +43,12 @@ export interface ApiResponse {
 	data: unknown;
 	/** The envelope's `message`, when there was one */
 	message?: string;
-	/** A 2xx answer that is not JSON, for a request with `acceptText` (then `data` is undefined) */
+	/**
+	 * A 2xx answer that is not JSON, for a request with `acceptText` (then `data` is undefined); `cut` when it was
+	 * larger than Max Response Size and only its beginning is here
+	 */
 	text?: string;
+	cut?: boolean;
 	statusCode: number;
 	headers: IDataObject;
 	/** Attempts it took */
@@ -60,6 +64,8 @@ export interface RawResponse {
 	url: string;
 	/** The body parsed as JSON, when it was JSON (parsed once, where the transfer is checked for completeness) */
 	json?: { value: unknown };
+	/** The body is the first `maxBytes` of a larger 2xx answer (see AttemptSpec.cutOff) */
+	cut?: boolean;
 }
 
 /**
