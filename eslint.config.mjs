@@ -2,7 +2,7 @@
 // unchanged to everything that ships: nodes/, credentials/ and package.json.
 // The only addition ignores the development tooling (tests, scripts, examples), which needs what the Cloud
 // rules forbid in shipped code (node:http, process, timers). Because this file differs from the template,
-// package.json sets "strict": false; see README, "Development".
+// package.json sets "strict": false; see docs/development.md, "Lint and strict mode".
 import { globalIgnores } from 'eslint/config';
 import { config } from '@n8n/node-cli/eslint';
 
