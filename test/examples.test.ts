@@ -1,10 +1,4 @@
-/**
- * The example workflows (examples/*.json) and the end-to-end workflows (scripts/e2e/workflows/*.json) run as
- * written through n8n's engine (the harness: n8n-core's WorkflowExecute, the built package, real n8n-nodes-base
- * nodes) against the loopback services, with the placeholder credential replaced. The Schedule Trigger starts the
- * run in manual mode, as the editor's "Execute workflow" does. The same checks run in a real n8n app in
- * `npm run test:e2e` (scripts/e2e.ts).
- */
+/** The example and end-to-end workflows, run as written through n8n's engine (scripts/e2e.ts runs them in n8n). */
 import { Buffer } from 'node:buffer';
 import type { IConnections, INode } from 'n8n-workflow';
 

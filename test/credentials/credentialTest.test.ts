@@ -1,7 +1,4 @@
-/**
- * The credentials type and its Test: the test function the nodes name (`testedBy`), called with n8n-core's
- * CredentialTestContext as the editor's "Test" button does, against the loopback services.
- */
+/** The credential type and its Test, called as the editor's "Test" button does. */
 import type { INodeType } from 'n8n-workflow';
 
 import { CREDENTIAL, loadPackage, testCredential } from '../harness/engine';

@@ -1,8 +1,4 @@
-/**
- * How each service style takes the key, and that the key never shows: the credential's Test for every style
- * against the real services' stand-ins, and Museum Object Search in Harvard style through n8n's engine, with the
- * key (in a form that URL-encoding changes) searched for in every output, error and log line.
- */
+/** How each service style takes the key, and that the key never shows. */
 import { SERVICES } from '../../nodes/shared/transport/services';
 import { logs, testCredential } from '../harness/engine';
 import { dump, jsonOf, NODE, runSearch } from '../museum/setup';

@@ -1,7 +1,4 @@
-/**
- * The hostile faults and the key catcher themselves, over real sockets (Node's http and fetch, no n8n), where the
- * node tests cannot tell: a catcher that saw nothing, a bomb that is no bomb, a trickle that does not trickle.
- */
+/** The hostile faults and the key catcher themselves, where node tests cannot tell. */
 import * as http from 'http';
 import * as zlib from 'zlib';
 

@@ -1,8 +1,4 @@
-/**
- * Shared set-up of the hostile-service tests: one server per service plus an image host and a key catcher (another
- * origin), credentials pointing at all three services (the key also sent to Quotes), and a one-node workflow per
- * node run through n8n's engine.
- */
+/** Hostile-service tests: every server, an image host, a key catcher (another origin). */
 import type { IDataObject } from 'n8n-workflow';
 
 import {

@@ -1,9 +1,4 @@
-/**
- * Museum Object Search when the service misbehaves: every failure mode of the shared transport at least once for
- * this node (401, 429 with Retry-After, a 503 burst, HTML, truncated JSON, a "fail" envelope with HTTP 200, an
- * answer slower than the timeout, a reset connection), a failure in the middle of Return All, Continue On Fail,
- * and the API key never showing in output, errors or logs.
- */
+/** Museum Object Search when the service misbehaves, Continue On Fail, and the key never showing. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { logs } from '../harness/engine';

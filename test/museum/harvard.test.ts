@@ -1,8 +1,4 @@
-/**
- * Museum Object Search against the Harvard Art Museums API stand-in (Museum API: Harvard Art Museums API): the key
- * only as the `apikey` query parameter, pages of `size` with `page`, Return All by page number or by `info.next`,
- * answers with or without the envelope; a Bearer-only request and a wrong key are refused. The key shows nowhere.
- */
+/** Museum Object Search against the Harvard Art Museums API stand-in. */
 import { logs } from '../harness/engine';
 import { type MuseumServer, generateMuseumRecords, startHarvardServer } from '../servers';
 import { FAST, NODE, jsonOf, keySightings, runSearch } from './setup';

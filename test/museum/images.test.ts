@@ -1,8 +1,4 @@
-/**
- * Museum Object Search, Download Images: binary data byte for byte as the image host served it, the API key never
- * reaching the image host, Max Images, file names and MIME types from the answer, a missing image, a body that is
- * not an image, an unreachable host, and a huge image.
- */
+/** Museum Object Search, Download Images: bytes as served, the key kept from the image host. */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';

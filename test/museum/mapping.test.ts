@@ -1,8 +1,4 @@
-/**
- * Museum Object Search, fields to request and records to output: every field's query parameter (asserted on what
- * the loopback museum server received), the filters and their renaming, Additional Query Parameters, the three
- * Output modes, several input items with expressions, and bad values refused before any request.
- */
+/** Museum Object Search: fields onto query parameters, output modes, bad values. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { loadPackage, logs } from '../harness/engine';

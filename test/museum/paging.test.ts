@@ -1,8 +1,4 @@
-/**
- * Museum Object Search, Return All and Limit across pages: the three answer shapes, next links versus page
- * numbers, the stop rules, the Max Pages guard against a service that never ends, de-duplication of overlapping
- * pages, and Return All over more than 10,000 records (real Tate records when ../shared/data is present).
- */
+/** Museum Object Search: Return All and Limit across pages, stop rules, de-duplication. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { logs } from '../harness/engine';

@@ -1,8 +1,4 @@
-/**
- * What n8n and its verification check about the package itself: package.json rules, every node and credential
- * loaded by n8n's own loader with codex, icons (light and dark, different), tool use, and the naming rules that keep
- * n8n from treating an action as a trigger. Also the classic gulp icon task.
- */
+/** What n8n and its verification check about the package itself. */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,9 +1,4 @@
-/**
- * How the nodes read their fields (nodes/shared/parameters.ts), checked against n8n's own evaluation on the real
- * engine: a field mapped as `{{ $json.… }}` is looked up in the item directly, and gives exactly what n8n gives for
- * the same expression written so that n8n evaluates it (`{{ ($json.…) }}`), for text, numbers, booleans, quotes,
- * and for what is left to n8n (absent, null, objects, lists); fields without an expression are read once per run.
- */
+/** Field reading (nodes/shared/parameters.ts) gives what n8n's own evaluation gives. */
 import { ExecuteContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 

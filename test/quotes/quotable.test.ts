@@ -1,7 +1,4 @@
-/**
- * Quote Tags against Quotable's own /tags (a bare list, no key, q and limit ignored): it works as it comes; the
- * node itself keeps the tags matching Search, sorts and cuts to Limit; errors come as {statusCode, statusMessage}.
- */
+/** Quote Tags against Quotable's own /tags (a bare list, no key, q and limit ignored). */
 import type { IDataObject } from 'n8n-workflow';
 
 import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';

@@ -1,8 +1,4 @@
-/**
- * Quote Tags through n8n's execution engine against the loopback quotes server: field mapping, both body shapes,
- * Return All / Limit, the key option, every failure mode of the shared transport, Continue On Fail, expressions over
- * several items, and the API key never showing.
- */
+/** Quote Tags through n8n's engine against the loopback quotes server. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
 import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';

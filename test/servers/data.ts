@@ -1,8 +1,4 @@
-/**
- * Test data for the loopback servers: the real open data in ../shared/data when present
- * (Tate + CMOA mapped onto Harvard-style /object records, Quotable tags with computed counts),
- * otherwise the fixtures in test/fixtures, plus a deterministic generator for large volumes.
- */
+/** Test data: the real open data of ../shared/data when present, else test/fixtures; a generator. */
 import * as fs from 'fs';
 import * as path from 'path';
 import * as zlib from 'zlib';

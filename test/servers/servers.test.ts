@@ -1,8 +1,4 @@
-/**
- * What the loopback stand-ins promise beyond what the node tests already show through the nodes: that they answer
- * like the documented services (paging links, validation, search semantics, real images), and that the faults a
- * node test relies on really happen (a leak to redact, a key seen). Real sockets on 127.0.0.1, Node's fetch.
- */
+/** What the stand-ins promise beyond what the node tests show through the nodes. */
 import {
 	ImageHost,
 	MuseumRecord,

@@ -1,7 +1,4 @@
-/**
- * Fire Automation run concurrently (the default): the shared 429 gate counted at the server, the no-repeat rule
- * for calls without an idempotency key when many are in flight, and order and pairing of the output.
- */
+/** Fire Automation run concurrently: the shared 429 gate, the no-repeat rule, output order and pairing. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
 import { Gate } from '../../nodes/shared/transport/gate';

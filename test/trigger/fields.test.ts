@@ -1,8 +1,4 @@
-/**
- * Trigger Call through n8n's execution engine against the loopback trigger server: how every field maps onto the
- * request (path, query, headers, body), the four payload modes with expressions over several items, the output
- * item, and bad values (refused before anything is sent).
- */
+/** Fire Automation: each field onto the request, the payload modes, the output, bad values. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { loadPackage } from '../harness/engine';

@@ -1,7 +1,4 @@
-/**
- * Shared set-up of the Trigger Call tests: one loopback trigger server, credentials pointing at it, and a
- * Manual Trigger → Trigger Call workflow run through n8n's engine with pinned input items.
- */
+/** Fire Automation tests: a one-node workflow against a trigger server. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';

@@ -1,9 +1,4 @@
-/**
- * Fire Automation against the IFTTT Webhooks stand-in (Trigger API: IFTTT Webhooks) and a generic trigger service
- * answering text: the classic route for value1..value3, the JSON route for any other body, the key only in the
- * path, the Congratulations text as success, the Event required, the 401 turned into a clear message, retries
- * and idempotency as in the generic style, one firing per item, and the key nowhere in output, errors or logs.
- */
+/** Fire Automation against the IFTTT Webhooks stand-in and a generic service answering text. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { logs } from '../harness/engine';

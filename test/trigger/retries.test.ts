@@ -1,10 +1,4 @@
-/**
- * Retries must not fire an automation twice. The trigger server counts what it really received (`requests`) and
- * what fired (`deliveries`, deduplicated by Idempotency-Key), so each case checks both:
- * - a POST that may have reached the service (502/503/504, connection reset after the body was read, timeout after
- *   sending) is retried only with an Idempotency Key; without one the item fails and says why and how to fix it;
- * - 429 with Retry-After and failures before anything was sent (connection refused) are always retried.
- */
+/** Retries never fire an automation twice: `requests` is what arrived, `deliveries` what fired. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { logs } from '../harness/engine';
