@@ -1,33 +1,14 @@
 /** Museum Object Search when the service misbehaves, Continue On Fail, and the key never showing. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
-import {
-	type MuseumServer,
-	generateMuseumRecords,
-	loadMuseumRecords,
-	startMuseumServer,
-} from '../servers';
+import { logs, useServer } from '../harness/engine';
+import { generateMuseumRecords, loadMuseumRecords, startMuseumServer } from '../servers';
 import { dump, FAST, jsonOf, KEY, NODE, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
 const bigRecords = generateMuseumRecords(500);
-let museum: MuseumServer;
-let big: MuseumServer;
-
-beforeAll(async () => {
-	museum = await startMuseumServer({ records: fixtures });
-	big = await startMuseumServer({ records: bigRecords });
-});
-afterAll(async () => {
-	await museum.close();
-	await big.close();
-});
-beforeEach(() => {
-	museum.reset();
-	big.reset();
-	logs.length = 0;
-});
+const museum = useServer(() => startMuseumServer({ records: fixtures }));
+const big = useServer(() => startMuseumServer({ records: bigRecords }));
 
 const run = (
 	params: IDataObject,

@@ -4,11 +4,9 @@ import type { AddressInfo } from 'net';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { fileNameFor } from '../../nodes/MuseumObjectSearch/images';
-import { logs } from '../harness/engine';
+import { logs, useServer } from '../harness/engine';
 import {
-	type ImageHost,
 	type MuseumRecord,
-	type MuseumServer,
 	PNG_SIGNATURE,
 	loadMuseumRecords,
 	makePng,
@@ -20,22 +18,8 @@ import { dump, FAST, KEY, NODE, pairedTo, runSearch } from './setup';
 const HUGE_BYTES = 4 * 1024 * 1024;
 const fixtures = loadMuseumRecords({ source: 'fixture' });
 const withImage = fixtures.filter((r) => r.imagecount > 0);
-let images: ImageHost;
-let museum: MuseumServer;
-
-beforeAll(async () => {
-	images = await startImageHost({ hugeBytes: HUGE_BYTES });
-	museum = await startMuseumServer({ records: fixtures, imageBaseUrl: images.url });
-});
-afterAll(async () => {
-	await museum.close();
-	await images.close();
-});
-beforeEach(() => {
-	museum.reset();
-	images.reset();
-	logs.length = 0;
-});
+const images = useServer(() => startImageHost({ hugeBytes: HUGE_BYTES }));
+const museum = useServer(() => startMuseumServer({ records: fixtures, imageBaseUrl: images.url }));
 
 const run = (params: IDataObject, opts: { items?: IDataObject[]; extra?: IDataObject } = {}) =>
 	runSearch({ downloadImages: true, ...params }, { museumUrl: museum.url, ...opts });

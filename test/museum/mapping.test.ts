@@ -1,11 +1,10 @@
 /** Museum Object Search: fields onto query parameters, output modes, bad values. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { loadPackage, logs } from '../harness/engine';
+import { loadPackage, logs, useServer } from '../harness/engine';
 import {
 	COLOR_DISTANCE,
 	type MuseumRecord,
-	type MuseumServer,
 	loadMuseumRecords,
 	parseHex,
 	startMuseumServer,
@@ -13,16 +12,9 @@ import {
 import { jsonOf, NODE, pairedTo, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
-let museum: MuseumServer;
-
-beforeAll(async () => {
-	museum = await startMuseumServer({ records: fixtures, imageBaseUrl: 'http://127.0.0.1:9/img' });
-});
-afterAll(() => museum.close());
-beforeEach(() => {
-	museum.reset();
-	logs.length = 0;
-});
+const museum = useServer(() =>
+	startMuseumServer({ records: fixtures, imageBaseUrl: 'http://127.0.0.1:9/img' }),
+);
 
 const run = (params: IDataObject, opts: { items?: IDataObject[]; extra?: IDataObject } = {}) =>
 	runSearch(params, { museumUrl: museum.url, ...opts });

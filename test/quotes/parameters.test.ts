@@ -2,18 +2,13 @@
 import { ExecuteContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
-import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';
-import { type QuotesServer, startQuotesServer } from '../servers';
+import { chain, manualTrigger, node, runWorkflow, useServer } from '../harness/engine';
+import { startQuotesServer } from '../servers';
 import { hasExpression, jsonPath } from '../../nodes/shared/parameters';
 
 const TRIGGER = 'When clicking Execute';
 
-let server: QuotesServer;
-beforeAll(async () => {
-	server = await startQuotesServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startQuotesServer());
 
 const ITEMS: IDataObject[] = [
 	{ q: 'love', nest: { q: 'deep' }, 'a name': 'spaced' },

@@ -1,52 +1,23 @@
 /** Quote Tags through n8n's engine against the loopback quotes server. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
-import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
-import {
-	DEFAULT_API_KEY,
-	type QuotesServer,
-	hasSharedData,
-	loadQuoteTags,
-	startQuotesServer,
-} from '../servers';
+import { logs, runNode, useServer } from '../harness/engine';
+import { DEFAULT_API_KEY, hasSharedData, loadQuoteTags, startQuotesServer } from '../servers';
 
 const KEY = DEFAULT_API_KEY;
-const TRIGGER = 'When clicking Execute';
 const FAST = { retryDelay: 5, maxRetryWait: 5 };
 
-let server: QuotesServer;
-let keyed: QuotesServer;
+const server = useServer(() => startQuotesServer());
+const keyed = useServer(() => startQuotesServer({ envelope: true, requireKey: true }));
 
-beforeAll(async () => {
-	server = await startQuotesServer();
-	keyed = await startQuotesServer({ envelope: true, requireKey: true });
-});
-afterAll(async () => {
-	await server.close();
-	await keyed.close();
-});
-beforeEach(() => {
-	server.reset();
-	keyed.reset();
-	logs.length = 0;
-});
-
-function creds(overrides: IDataObject = {}) {
-	return {
-		triptychApi: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...overrides },
-	};
-}
-
-async function runTags(
+const runTags = (
 	params: IDataObject,
-	opts: { credentials?: IDataObject; items?: IDataObject[]; extra?: IDataObject } = {},
-) {
-	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', 'Tags', params, opts.extra ?? {}));
-	return await runWorkflow(wf, {
-		credentials: creds(opts.credentials),
-		pinData: opts.items ? { [TRIGGER]: opts.items } : undefined,
+	{ credentials, ...opts }: Parameters<typeof runNode>[3] = {},
+) =>
+	runNode('quoteTags', 'Tags', params, {
+		...opts,
+		credentials: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...credentials },
 	});
-}
 
 describe('field mapping', () => {
 	test('Search, Limit, Sort By and Sort Order become q, limit, sortBy and order', async () => {

@@ -2,16 +2,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { Gate } from '../../nodes/shared/transport/gate';
-import { type TriggerServer, startTriggerServer } from '../servers';
+import { startTriggerServer } from '../servers';
+import { useServer } from '../harness/engine';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startTriggerServer());
 
 function receivedN(result: Awaited<ReturnType<typeof runTrigger>>) {
 	return result.output(NODE).map((o) => (o.json.received as IDataObject | undefined)?.n);

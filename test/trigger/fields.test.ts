@@ -1,17 +1,11 @@
 /** Fire Automation: each field onto the request, the payload modes, the output, bad values. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { loadPackage } from '../harness/engine';
-import { type TriggerServer, startTriggerServer } from '../servers';
+import { loadPackage, useServer } from '../harness/engine';
+import { startTriggerServer } from '../servers';
 import { KEY, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startTriggerServer());
 
 function header(i: number, name: string) {
 	return server.requests[i].headers[name.toLowerCase()];

@@ -1,20 +1,11 @@
 /** Retries never fire an automation twice: `requests` is what arrived, `deliveries` what fired. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
-import { type TriggerServer, startTriggerServer } from '../servers';
+import { logs, useServer } from '../harness/engine';
+import { startTriggerServer } from '../servers';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	logs.length = 0;
-});
+const server = useServer(() => startTriggerServer());
 
 const KEYED = { ...FAST, idempotencyKey: '={{ $execution.id }}-{{ $itemIndex }}' };
 const NO_RETRY =
