@@ -62,27 +62,11 @@ export async function startServices(): Promise<
 		catcher: await startKeyCatcher(),
 	};
 	await loadPackage();
-	const all = {
-		...services,
-		reset() {
-			for (const s of [services.museum, services.quotes, services.trigger, services.images])
-				s.reset();
-			services.catcher.reset();
-		},
-		async stop() {
-			await Promise.all([
-				services.museum.close(),
-				services.quotes.close(),
-				services.trigger.close(),
-				services.images.close(),
-				services.catcher.close(),
-			]);
-		},
-	};
-	// warm up (the first run of a node loads and compiles it): timings below measure the transport only
-	for (const kind of KINDS) await runNode(all, kind);
-	all.reset();
-	return all;
+	const all = Object.values(services);
+	return Object.assign(services, {
+		reset: () => all.forEach((server) => server.reset()),
+		stop: async () => void (await Promise.all(all.map((server) => server.close()))),
+	});
 }
 
 export type AllServices = Awaited<ReturnType<typeof startServices>>;
@@ -92,6 +76,9 @@ export function useServices(prepare?: () => Promise<unknown>): AllServices {
 	const s = {} as AllServices;
 	beforeAll(async () => {
 		Object.assign(s, await startServices());
+		// warm up (the first run of a node loads and compiles it): timings measure the transport only
+		for (const kind of KINDS) await runNode(s, kind);
+		s.reset();
 		await prepare?.();
 	});
 	afterAll(() => s.stop());
@@ -115,19 +102,9 @@ export function serverOf(s: Services, kind: Kind): TestServer {
 }
 
 /** The node's own parameters for a simple call (museum: 3 records; quotes: 3 tags; trigger: event "hostile"). */
-export function paramsOf(
-	kind: Kind,
-	options: IDataObject = {},
-	extra: IDataObject = {},
-): IDataObject {
-	switch (kind) {
-		case 'museum':
-			return { limit: 3, options, ...extra };
-		case 'quotes':
-			return { limit: 3, options, ...extra };
-		case 'trigger':
-			return { event: 'hostile', options, ...extra };
-	}
+/** The node's own parameters for a simple call (3 records or tags; trigger: event "hostile"). */
+function paramsOf(kind: Kind, options: IDataObject = {}, extra: IDataObject = {}): IDataObject {
+	return { ...(kind === 'trigger' ? { event: 'hostile' } : { limit: 3 }), options, ...extra };
 }
 
 const TYPE: Record<Kind, string> = {
