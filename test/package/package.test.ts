@@ -83,17 +83,6 @@ describe('nodes as n8n loads them', () => {
 			expect(d.properties.some((p) => p.name === 'options')).toBe(true);
 		}
 	});
-
-	test('Fire Automation: its names, and found as "trigger call"', async () => {
-		const { pkg } = await loadPackage();
-		const d = pkg.nodeTypes.fireAutomation.type.description as unknown as {
-			displayName: string;
-			defaults: { name?: string };
-			codex?: { alias?: string[] };
-		};
-		expect([d.displayName, d.defaults.name]).toEqual(['Fire Automation', 'Fire Automation']);
-		expect(d.codex?.alias).toContain('trigger call');
-	});
 });
 
 describe('gulp build:icons', () => {
