@@ -1,28 +1,15 @@
-/**
- * The example workflows (examples/*.json) and the end-to-end workflows (scripts/e2e/workflows/*.json) run as
- * written through n8n's engine (the harness: n8n-core's WorkflowExecute, the built package, real n8n-nodes-base
- * nodes) against the loopback services, with the placeholder credential replaced. The Schedule Trigger starts the
- * run in manual mode, as the editor's "Execute workflow" does. The same checks run in a real n8n app in
- * `npm run test:e2e` (scripts/e2e.ts).
- */
+/** The example and end-to-end workflows, run as written through n8n's engine (scripts/e2e.ts runs them in n8n). */
 import { Buffer } from 'node:buffer';
 import type { IConnections, INode } from 'n8n-workflow';
 
 import type { INodeProperties, INodePropertyCollection, INodeType } from 'n8n-workflow';
 
-import { loadPackage, logs, runWorkflow } from './harness/engine';
+import { loadPackage, logs, runWorkflow, useServer } from './harness/engine';
 import { keySightings } from './museum/setup';
-import {
-	REAL_EXAMPLES,
-	type RealServices,
-	loadMuseumRecords,
-	loadQuoteTags,
-	startRealServices,
-} from './servers';
+import { REAL_EXAMPLES, loadMuseumRecords, loadQuoteTags, startRealServices } from './servers';
 import {
 	type Item,
 	type RunView,
-	type Services,
 	CREDENTIAL_TYPE,
 	PLACEHOLDER_CREDENTIAL_ID,
 	SCENARIOS,
@@ -34,17 +21,13 @@ import {
 	withCredential,
 } from './scenarios';
 
-let services: Services;
+const services = useServer(async () =>
+	Object.assign(await startServices(), { reset: () => resetServices(services) }),
+);
 const FILES = [
 	...SCENARIOS.map((s) => [s.key, s.file]),
 	...REAL_EXAMPLES.map((e) => [e.file.replace(/^examples\/|\.json$/g, ''), e.file]),
 ];
-
-beforeAll(async () => {
-	services = await startServices();
-});
-afterAll(async () => await services.close());
-beforeEach(() => resetServices(services));
 
 async function run(key: string): Promise<RunView> {
 	const scenario = SCENARIOS.find((s) => s.key === key)!;
@@ -139,13 +122,7 @@ describe('example workflows', () => {
 });
 
 describe('example workflows for the real services, against their stand-ins', () => {
-	let real: RealServices;
-	beforeAll(async () => (real = await startRealServices()));
-	afterAll(async () => await real.close());
-	beforeEach(() => {
-		real.reset();
-		logs.length = 0;
-	});
+	const real = useServer(() => startRealServices());
 
 	async function run(file: string) {
 		const wf = withCredential(readWorkflow(file), 'harness-credential', 'Triptych (test)');

@@ -1,9 +1,4 @@
-/**
- * The workflows the end-to-end run (scripts/e2e.ts, a real n8n app) and the CI harness test
- * (test/examples.test.ts, n8n-core's WorkflowExecute) both execute, the loopback services they run against, and
- * what each run must show. Expected values are asked of the services themselves (the same query the node should
- * send), never written down here.
- */
+/** The workflows the end-to-end run and test/examples.test.ts execute; expected values are asked of the services. */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,9 +1,4 @@
-/**
- * The end-to-end check's hostile services, run in the real n8n of each version with `n8n execute`: a redirect to
- * another origin (all three nodes: the key must never reach it), an answer that trickles past Timeout, and a gzip
- * bomb (1 MB that inflates to 1 GiB) whose size limit must keep n8n's own memory bounded (peak RSS measured); and
- * Stop through n8n's REST API in the running app.
- */
+/** Hostile services in the real n8n: another origin, a trickle, a gzip bomb, and Stop. */
 import { GIB, type KeyCatcher, type TestServer, startKeyCatcher } from '../../test/servers';
 import { PACKAGE, type Services, type WorkflowJson } from '../../test/scenarios';
 import { type Rest, ensure, waitFor } from './instance';

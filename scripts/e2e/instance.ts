@@ -1,8 +1,4 @@
-/**
- * A real n8n instance with the packed package, shared by the end-to-end check (scripts/e2e.ts) and the browser check
- * (scripts/ui.ts): `npm pack`, the install as n8n's community-package installer leaves it, the environment of an
- * isolated instance, waiting for it to start, and a REST client with the owner's cookie.
- */
+/** A real n8n instance with the packed package, for scripts/e2e.ts and scripts/ui.ts. */
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -1,8 +1,4 @@
-/**
- * Installing and running the real n8n app for the end-to-end check: a cached install per n8n version (about 3 GB
- * each, under ~/.cache/triptych-e2e), the Node.js it needs, and its commands run as child processes that are
- * always ended (each in its own process group, killed on timeout and at exit).
- */
+/** A cached n8n install per version, its Node.js, and its commands as child processes always ended. */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';

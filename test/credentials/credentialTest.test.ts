@@ -1,29 +1,20 @@
-/**
- * The credentials type and its Test: the test function the nodes name (`testedBy`), called with n8n-core's
- * CredentialTestContext as the editor's "Test" button does, against the loopback services.
- */
+/** The credential type and its Test, called as the editor's "Test" button does. */
 import type { INodeType } from 'n8n-workflow';
 
-import { CREDENTIAL, loadPackage, testCredential } from '../harness/engine';
+import { CREDENTIAL, loadPackage, testCredential, useServer } from '../harness/engine';
 import {
 	DEFAULT_API_KEY,
-	type MuseumServer,
-	type QuotesServer,
-	type TriggerServer,
 	loadMuseumRecords,
 	startMuseumServer,
 	startQuotesServer,
 	startTriggerServer,
+	type Fault,
 } from '../servers';
 import { startKeyCatcher } from '../servers/hostile';
 
-let museum: MuseumServer;
-
-beforeAll(async () => {
-	museum = await startMuseumServer({ records: loadMuseumRecords({ source: 'fixture' }) });
-});
-afterAll(async () => museum.close());
-beforeEach(() => museum.reset());
+const museum = useServer(() =>
+	startMuseumServer({ records: loadMuseumRecords({ source: 'fixture' }) }),
+);
 
 const good = () => ({ apiKey: DEFAULT_API_KEY, museumUrl: `${museum.url}/` });
 
@@ -84,16 +75,6 @@ test('a bad key fails with a message naming the address and the fix, without the
 	});
 });
 
-test('a 200 answer with status "fail" or "error" fails the test, with the service\'s message', async () => {
-	museum.fail({ kind: 'envelope', envStatus: 'fail', message: 'Key suspended' });
-	expect(await testCredential(good())).toEqual({
-		status: 'Error',
-		message: `The museum service at ${museum.url} answered status "fail": "Key suspended". Check the API Key and the Museum URL.`,
-	});
-	museum.fail({ kind: 'envelope', envStatus: 'error', message: 'Index down' });
-	expect((await testCredential(good())).message).toMatch(/answered status "error": "Index down"/);
-});
-
 test('a Museum URL that points at the wrong path says so', async () => {
 	const result = await testCredential({ ...good(), museumUrl: `${museum.url}/api/v9` });
 	expect(result).toEqual({
@@ -103,75 +84,71 @@ test('a Museum URL that points at the wrong path says so', async () => {
 	expect(museum.requests[0].path).toBe('/api/v9/object');
 });
 
-test('an HTML page (a proxy, a website) is named by its title', async () => {
-	museum.fail({ kind: 'html', status: 502 });
-	const result = await testCredential(good());
-	expect(result).toEqual({
-		status: 'Error',
-		message: `The museum service at ${museum.url} answered HTTP 502: "502 Bad Gateway". Check the Museum URL, or try again later.`,
-	});
-});
-
-test('a 200 answer that is not JSON, and a 429: each named, with what to do', async () => {
-	museum.fail({
-		kind: 'status',
-		status: 200,
-		body: 'Welcome to our website',
-		contentType: 'text/plain',
-	});
-	expect(await testCredential(good())).toEqual({
-		status: 'Error',
-		message: `The museum service at ${museum.url} did not answer with JSON: "Welcome to our website": the Museum URL may point at a website or a proxy, not at the API.`,
-	});
-	museum.fail({
-		kind: 'status',
-		status: 429,
-		retryAfter: '30',
-		body: { status: 'fail', message: 'Slow down' },
-	});
-	const limited = await testCredential(good());
-	expect(limited.status).toBe('Error');
-	expect(limited.message).toMatch(
-		new RegExp(
-			`^The museum service at ${museum.url.replace(/[.]/g, '\\.')} answered HTTP 429: ".*Slow down.*"\\. Check the Museum URL, or try again later\\.$`,
+const K = DEFAULT_API_KEY;
+const at = (tail: string) => (url: string) => `The museum service at ${url} ${tail}`;
+const later = 'Check the Museum URL, or try again later.';
+test.each<[string, Fault, (url: string) => string | RegExp]>([
+	[
+		'a "fail" envelope',
+		{ kind: 'envelope', envStatus: 'fail', message: 'Key suspended' },
+		at('answered status "fail": "Key suspended". Check the API Key and the Museum URL.'),
+	],
+	[
+		'an "error" envelope',
+		{ kind: 'envelope', envStatus: 'error', message: 'Index down' },
+		() => /answered status "error": "Index down"/,
+	],
+	[
+		'an HTML page, by its title',
+		{ kind: 'html', status: 502 },
+		at(`answered HTTP 502: "502 Bad Gateway". ${later}`),
+	],
+	[
+		'a 200 that is not JSON',
+		{ kind: 'status', status: 200, body: 'Welcome to our website', contentType: 'text/plain' },
+		at(
+			'did not answer with JSON: "Welcome to our website": the Museum URL may point at a website or a proxy, not at the API.',
 		),
-	);
-	expect(limited.message).not.toContain(DEFAULT_API_KEY);
+	],
+	[
+		'a 429',
+		{
+			kind: 'status',
+			status: 429,
+			retryAfter: '30',
+			body: { status: 'fail', message: 'Slow down' },
+		},
+		(url) =>
+			new RegExp(
+				`^The museum service at ${url.replace(/[.]/g, '\\.')} answered HTTP 429: ".*Slow down.*"\\. Check the Museum URL, or try again later\\.$`,
+			),
+	],
+	[
+		'an error echoing the key',
+		{ kind: 'status', status: 500, body: { message: `key ${K} is revoked; you sent Bearer ${K}` } },
+		at(`answered HTTP 500: "{"message":"key *** is revoked; you sent Bearer ***"}". ${later}`),
+	],
+	[
+		'a fail envelope echoing the key',
+		{ kind: 'status', status: 200, body: { status: 'fail', message: `unknown key ${K}` } },
+		() => /unknown key \*\*\*/,
+	],
+	[
+		'a page echoing the key',
+		{ kind: 'status', status: 200, body: `<p>Hello ${K}</p>`, contentType: 'text/html' },
+		() => /Hello \*\*\*/,
+	],
+])('%s fails the test with what to do, never the key', async (_, fault, message) => {
+	museum.fail(fault);
+	const result = await testCredential(good());
+	expect(result.status).toBe('Error');
+	const expected = message(museum.url);
+	if (typeof expected === 'string') expect(result.message).toBe(expected);
+	else expect(result.message).toMatch(expected);
+	expect(result.message).not.toContain(K);
 });
 
 describe('a hostile service at the tested address', () => {
-	test('a service that echoes the key back (in an error, a fail envelope, a page): the key is not shown', async () => {
-		museum.fail({
-			kind: 'status',
-			status: 500,
-			body: { message: `key ${DEFAULT_API_KEY} is revoked; you sent Bearer ${DEFAULT_API_KEY}` },
-		});
-		const failed = await testCredential(good());
-		expect(failed).toEqual({
-			status: 'Error',
-			message: `The museum service at ${museum.url} answered HTTP 500: "{"message":"key *** is revoked; you sent Bearer ***"}". Check the Museum URL, or try again later.`,
-		});
-		museum.fail({
-			kind: 'status',
-			status: 200,
-			body: { status: 'fail', message: `unknown key ${DEFAULT_API_KEY}` },
-		});
-		const envelope = await testCredential(good());
-		expect(envelope.status).toBe('Error');
-		expect(envelope.message).toContain('unknown key ***');
-		museum.fail({
-			kind: 'status',
-			status: 200,
-			body: `<p>Hello ${DEFAULT_API_KEY}</p>`,
-			contentType: 'text/html',
-		});
-		const page = await testCredential(good());
-		expect(page.status).toBe('Error');
-		expect(page.message).toContain('Hello ***');
-		for (const result of [failed, envelope, page])
-			expect(result.message).not.toContain(DEFAULT_API_KEY);
-	});
-
 	test('an answer that inflates to 1 GiB: refused past 1 MB, at once, without taking the memory', async () => {
 		museum.fail({ kind: 'gzipBomb', inflatedBytes: 1024 ** 3 });
 		const before = process.memoryUsage().rss;
@@ -244,20 +221,8 @@ test("a redirect on the service's own origin is followed, as the nodes follow it
 });
 
 describe('which address it tests', () => {
-	let quotes: QuotesServer;
-	let trigger: TriggerServer;
-	beforeAll(async () => {
-		quotes = await startQuotesServer();
-		trigger = await startTriggerServer();
-	});
-	afterAll(async () => {
-		await quotes.close();
-		await trigger.close();
-	});
-	beforeEach(() => {
-		quotes.reset();
-		trigger.reset();
-	});
+	const quotes = useServer(() => startQuotesServer());
+	const trigger = useServer(() => startTriggerServer());
 
 	test('Museum URL empty: the Quotes URL (GET /tags?limit=1), without the key unless it is to be sent there', async () => {
 		const only = {

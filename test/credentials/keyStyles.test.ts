@@ -1,15 +1,8 @@
-/**
- * How each service style takes the key, and that the key never shows: the credential's Test for every style
- * against the real services' stand-ins, and Museum Object Search in Harvard style through n8n's engine, with the
- * key (in a form that URL-encoding changes) searched for in every output, error and log line.
- */
+/** How each service style takes the key, and that the key never shows. */
 import { SERVICES } from '../../nodes/shared/transport/services';
-import { logs, testCredential } from '../harness/engine';
+import { logs, testCredential, useServer } from '../harness/engine';
 import { dump, jsonOf, NODE, runSearch } from '../museum/setup';
 import {
-	type IftttServer,
-	type MuseumServer,
-	type QuotesServer,
 	generateMuseumRecords,
 	startHarvardServer,
 	startIftttServer,
@@ -20,22 +13,9 @@ const KEY = 's3cret/key+with&odd=chars';
 const FORMS = [KEY, encodeURIComponent(KEY), new URLSearchParams({ k: KEY }).toString().slice(2)];
 const records = generateMuseumRecords(150); // more than one page of 100
 
-let harvard: MuseumServer;
-let ifttt: IftttServer;
-let quotable: QuotesServer;
-
-beforeAll(async () => {
-	harvard = await startHarvardServer({ apiKey: KEY, records });
-	ifttt = await startIftttServer({ apiKey: KEY });
-	quotable = await startQuotesServer({ quotable: true });
-});
-afterAll(async () => {
-	await Promise.all([harvard.close(), ifttt.close(), quotable.close()]);
-});
-beforeEach(() => {
-	for (const server of [harvard, ifttt, quotable]) server.reset();
-	logs.length = 0;
-});
+const harvard = useServer(() => startHarvardServer({ apiKey: KEY, records }));
+const ifttt = useServer(() => startIftttServer({ apiKey: KEY }));
+const quotable = useServer(() => startQuotesServer({ quotable: true }));
 
 const noKey = (text: string) => {
 	for (const form of FORMS) expect(text).not.toContain(form);

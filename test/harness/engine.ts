@@ -401,7 +401,41 @@ export async function testCredential(
 	return key ? { ...result, message: result.message.split(key).join('*****') } : result;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+/** A server for one test file: started before all, reset (with the logs) before each test, closed after all. */
+export function useServer<T extends { reset(): void; close(): Promise<unknown> }>(
+	start: () => Promise<T>,
+): T {
+	let server: T | undefined;
+	beforeAll(async () => void (server = await start()));
+	beforeEach(() => {
+		server!.reset();
+		logs.length = 0;
+	});
+	afterAll(() => server?.close());
+	return new Proxy({} as T, { get: (_, key) => Reflect.get(server!, key) });
+}
+
+/** Runs Manual Trigger → one node of the package with the Triptych credential, `items` pinned on the trigger. */
+export async function runNode(
+	type: string,
+	name: string,
+	params: IDataObject,
+	opts: {
+		credentials?: IDataObject;
+		items?: IDataObject[];
+		/** Node settings, e.g. { continueOnFail: true } */
+		extra?: Partial<INode>;
+		onStart?: RunOptions['onStart'];
+	} = {},
+): Promise<RunResult> {
+	const trigger = manualTrigger();
+	return await runWorkflow(chain(trigger, node(type, name, params, opts.extra)), {
+		credentials: { [CREDENTIAL]: (opts.credentials ?? {}) as ICredentialDataDecryptedObject },
+		pinData: opts.items && { [trigger.name]: opts.items },
+		onStart: opts.onStart,
+	});
+}
+
 // Small builders for workflows in tests
 
 let nodeCounter = 0;

@@ -1,8 +1,4 @@
-/**
- * Hostile answer bodies through n8n's engine, for each node: a trickle that never ends (Timeout covers the whole
- * answer), a gzip bomb (Max Response Size counts inflated bytes; memory stays bounded), an oversized plain body
- * (declared or chunked), and a body cut in half (retried for GETs, not for a POST without an Idempotency Key).
- */
+/** Hostile answer bodies for each node: trickle, gzip bomb, oversized, cut in half. */
 import { GIB, MIB, gzipBomb } from '../servers';
 import {
 	FAST,

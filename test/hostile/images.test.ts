@@ -1,8 +1,4 @@
-/**
- * Museum Object Search, Download Images, against a hostile image host: an image larger than Max Image Size, a
- * gzip-bombed image (inflated bytes count; memory stays bounded) and an image that trickles past the Timeout.
- * (The redirect of an image to a CDN on another origin is in redirects.test.ts.)
- */
+/** Download Images against a hostile image host: too large, gzip bomb, trickle. */
 import { MIB, gzipBomb } from '../servers';
 import { FAST, LATE, NODE, pageLinking, rssDuring, runNode, useServices } from './setup';
 

@@ -1,8 +1,4 @@
-/**
- * Redirects through n8n's engine, for each node: to another origin (never followed, the key never leaves; the
- * catcher sees nothing), same-origin chains (followed, POST only where it keeps its method and body), loops and
- * too many hops, and image downloads sent to a CDN (followed, without the key).
- */
+/** Redirects for each node: other origins never followed, same-origin chains, loops, CDN images. */
 import { PNG_SIGNATURE, TINY_PNG } from '../servers';
 import {
 	FAST,

@@ -1,36 +1,20 @@
-/**
- * The hostile faults and the key catcher themselves, over real sockets (Node's http and fetch, no n8n), where the
- * node tests cannot tell: a catcher that saw nothing, a bomb that is no bomb, a trickle that does not trickle.
- */
+/** The hostile faults and the key catcher themselves, where node tests cannot tell. */
 import * as http from 'http';
 import * as zlib from 'zlib';
 
+import { useServer } from '../harness/engine';
 import {
 	DEFAULT_API_KEY,
-	type KeyCatcher,
 	MIB,
 	TINY_PNG,
-	type TriggerServer,
 	gzipBomb,
 	startKeyCatcher,
 	startTriggerServer,
 } from '../servers';
 
 const KEY = DEFAULT_API_KEY;
-let trigger: TriggerServer;
-let catcher: KeyCatcher;
-beforeAll(async () => {
-	trigger = await startTriggerServer();
-	catcher = await startKeyCatcher();
-});
-afterAll(async () => {
-	await trigger.close();
-	await catcher.close();
-});
-beforeEach(() => {
-	trigger.reset();
-	catcher.reset();
-});
+const trigger = useServer(() => startTriggerServer());
+const catcher = useServer(() => startKeyCatcher());
 
 /** A raw GET/POST that does not follow redirects nor decompress: status, headers and the body bytes. */
 function raw(

@@ -1,18 +1,7 @@
-/**
- * Shared set-up of the hostile-service tests: one server per service plus an image host and a key catcher (another
- * origin), credentials pointing at all three services (the key also sent to Quotes), and a one-node workflow per
- * node run through n8n's engine.
- */
+/** Hostile-service tests: every server, an image host, a key catcher (another origin). */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	chain,
-	loadPackage,
-	manualTrigger,
-	node,
-	runWorkflow,
-	type RunResult,
-} from '../harness/engine';
+import { runNode as runOne, type RunResult, useServer } from '../harness/engine';
 import {
 	DEFAULT_API_KEY,
 	type ImageHost,
@@ -21,6 +10,7 @@ import {
 	type QuotesServer,
 	type TestServer,
 	type TriggerServer,
+	MIB,
 	loadMuseumRecords,
 	startImageHost,
 	startKeyCatcher,
@@ -30,7 +20,6 @@ import {
 } from '../servers';
 
 export const KEY = DEFAULT_API_KEY;
-export const START = 'When clicking Execute';
 export const NODE = 'Node';
 
 export interface Services {
@@ -49,59 +38,34 @@ export const LABEL: Record<Kind, string> = {
 	trigger: 'Trigger URL',
 };
 
-/** Starts every server; call in beforeAll, and `stop` in afterAll. */
-export async function startServices(): Promise<
-	Services & { stop(): Promise<void>; reset(): void }
-> {
-	const images = await startImageHost({ hugeBytes: 6 * 1024 * 1024, bombBytes: 256 * 1024 * 1024 });
-	const services: Services = {
-		images,
-		museum: await startMuseumServer({
-			records: loadMuseumRecords({ source: 'fixture' }),
-			imageBaseUrl: images.url,
-		}),
-		// the key is sent to Quotes ("Send API Key to Quotes Service" on), and the server insists on it
-		quotes: await startQuotesServer({ envelope: true, requireKey: true }),
-		trigger: await startTriggerServer(),
-		catcher: await startKeyCatcher(),
-	};
-	await loadPackage();
-	const all = {
-		...services,
-		reset() {
-			for (const s of [services.museum, services.quotes, services.trigger, services.images])
-				s.reset();
-			services.catcher.reset();
-		},
-		async stop() {
-			await Promise.all([
-				services.museum.close(),
-				services.quotes.close(),
-				services.trigger.close(),
-				services.images.close(),
-				services.catcher.close(),
-			]);
-		},
-	};
-	// warm up (the first run of a node loads and compiles it): timings below measure the transport only
-	for (const kind of KINDS) await runNode(all, kind);
-	all.reset();
-	return all;
-}
-
-export type AllServices = Awaited<ReturnType<typeof startServices>>;
-
-/** Registers the file's hooks: every service started once, reset before each test, stopped at the end. */
-export function useServices(prepare?: () => Promise<unknown>): AllServices {
-	const s = {} as AllServices;
-	beforeAll(async () => {
-		Object.assign(s, await startServices());
+/** Every service for the file's tests (see useServer), nodes warmed up, then `prepare`. */
+export function useServices(prepare?: () => Promise<unknown>) {
+	return useServer(async () => {
+		const images = await startImageHost({ hugeBytes: 6 * MIB, bombBytes: 256 * MIB });
+		const services: Services = {
+			images,
+			museum: await startMuseumServer({
+				records: loadMuseumRecords({ source: 'fixture' }),
+				imageBaseUrl: images.url,
+			}),
+			// the key is sent to Quotes ("Send API Key to Quotes Service" on), and the server insists on it
+			quotes: await startQuotesServer({ envelope: true, requireKey: true }),
+			trigger: await startTriggerServer(),
+			catcher: await startKeyCatcher(),
+		};
+		const all = Object.values(services);
+		const s = Object.assign(services, {
+			reset: () => all.forEach((server) => server.reset()),
+			close: async () => void (await Promise.all(all.map((server) => server.close()))),
+		});
+		// warm up (the first run of a node loads and compiles it): timings measure the transport only
+		for (const kind of KINDS) await runNode(s, kind);
 		await prepare?.();
+		return s;
 	});
-	afterAll(() => s.stop());
-	beforeEach(() => s.reset());
-	return s;
 }
+
+export type AllServices = ReturnType<typeof useServices>;
 
 /** How each node's errors name its service. */
 export const NAME: Record<Kind, string> = {
@@ -119,19 +83,9 @@ export function serverOf(s: Services, kind: Kind): TestServer {
 }
 
 /** The node's own parameters for a simple call (museum: 3 records; quotes: 3 tags; trigger: event "hostile"). */
-export function paramsOf(
-	kind: Kind,
-	options: IDataObject = {},
-	extra: IDataObject = {},
-): IDataObject {
-	switch (kind) {
-		case 'museum':
-			return { limit: 3, options, ...extra };
-		case 'quotes':
-			return { limit: 3, options, ...extra };
-		case 'trigger':
-			return { event: 'hostile', options, ...extra };
-	}
+/** The node's own parameters for a simple call (3 records or tags; trigger: event "hostile"). */
+function paramsOf(kind: Kind, options: IDataObject = {}, extra: IDataObject = {}): IDataObject {
+	return { ...(kind === 'trigger' ? { event: 'hostile' } : { limit: 3 }), options, ...extra };
 }
 
 const TYPE: Record<Kind, string> = {
@@ -140,39 +94,24 @@ const TYPE: Record<Kind, string> = {
 	trigger: 'fireAutomation',
 };
 
-export interface RunNodeOptions {
-	options?: IDataObject;
-	params?: IDataObject;
-	/** Node settings, e.g. { continueOnFail: true } */
-	extra?: IDataObject;
-	onStart?: (stop: () => void) => void;
-	/** Credential fields over the defaults (all three URLs, key sent to Quotes) */
-	credentials?: IDataObject;
-}
-
-/** Runs Manual Trigger → the node through n8n's engine; returns the result and the elapsed ms. */
+/** Runs the node of `kind` (credentials: all three URLs, key sent to Quotes); returns the result and elapsed ms. */
 export async function runNode(
 	s: Services,
 	kind: Kind,
-	opts: RunNodeOptions = {},
+	opts: { options?: IDataObject; params?: IDataObject } & Parameters<typeof runOne>[3] = {},
 ): Promise<RunResult & { ms: number }> {
-	const wf = chain(
-		manualTrigger(START),
-		node(TYPE[kind], NODE, paramsOf(kind, opts.options, opts.params), opts.extra ?? {}),
-	);
+	const { options, params, credentials, ...rest } = opts;
 	const started = Date.now();
-	const result = await runWorkflow(wf, {
+	const result = await runOne(TYPE[kind], NODE, paramsOf(kind, options, params), {
+		...rest,
 		credentials: {
-			triptychApi: {
-				apiKey: KEY,
-				museumUrl: s.museum.url,
-				quotesUrl: s.quotes.url,
-				triggerUrl: s.trigger.url,
-				sendKeyToQuotes: true,
-				...opts.credentials,
-			},
+			apiKey: KEY,
+			museumUrl: s.museum.url,
+			quotesUrl: s.quotes.url,
+			triggerUrl: s.trigger.url,
+			sendKeyToQuotes: true,
+			...credentials,
 		},
-		onStart: opts.onStart,
 	});
 	return Object.assign(result, { ms: Date.now() - started });
 }

@@ -1,8 +1,4 @@
-/**
- * Stop (n8n's cancel of a running execution) through n8n's engine, for each node: mid-request (an answer that
- * trickles, with the default 30 s Timeout) and mid-backoff (a Retry-After of 10 s): the run ends long before the
- * Timeout or the wait would.
- */
+/** Stop ends a run mid-request and mid-backoff, long before Timeout or the wait would. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { KINDS, type Kind, LATE, NODE, runNode, serverOf, until, useServices } from './setup';

@@ -1,38 +1,14 @@
-/**
- * Museum Object Search when the service misbehaves: every failure mode of the shared transport at least once for
- * this node (401, 429 with Retry-After, a 503 burst, HTML, truncated JSON, a "fail" envelope with HTTP 200, an
- * answer slower than the timeout, a reset connection), a failure in the middle of Return All, Continue On Fail,
- * and the API key never showing in output, errors or logs.
- */
+/** Museum Object Search when the service misbehaves, Continue On Fail, and the key never showing. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
-import {
-	type MuseumServer,
-	generateMuseumRecords,
-	loadMuseumRecords,
-	startMuseumServer,
-} from '../servers';
+import { logs, useServer } from '../harness/engine';
+import { generateMuseumRecords, loadMuseumRecords, startMuseumServer } from '../servers';
 import { dump, FAST, jsonOf, KEY, NODE, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
 const bigRecords = generateMuseumRecords(500);
-let museum: MuseumServer;
-let big: MuseumServer;
-
-beforeAll(async () => {
-	museum = await startMuseumServer({ records: fixtures });
-	big = await startMuseumServer({ records: bigRecords });
-});
-afterAll(async () => {
-	await museum.close();
-	await big.close();
-});
-beforeEach(() => {
-	museum.reset();
-	big.reset();
-	logs.length = 0;
-});
+const museum = useServer(() => startMuseumServer({ records: fixtures }));
+const big = useServer(() => startMuseumServer({ records: bigRecords }));
 
 const run = (
 	params: IDataObject,

@@ -1,22 +1,11 @@
-/**
- * Museum Object Search against the Harvard Art Museums API stand-in (Museum API: Harvard Art Museums API): the key
- * only as the `apikey` query parameter, pages of `size` with `page`, Return All by page number or by `info.next`,
- * answers with or without the envelope; a Bearer-only request and a wrong key are refused. The key shows nowhere.
- */
-import { logs } from '../harness/engine';
-import { type MuseumServer, generateMuseumRecords, startHarvardServer } from '../servers';
+/** Museum Object Search against the Harvard Art Museums API stand-in. */
+import { logs, useServer } from '../harness/engine';
+import { generateMuseumRecords, startHarvardServer } from '../servers';
 import { FAST, NODE, jsonOf, keySightings, runSearch } from './setup';
 
 const KEY = 'harvard+Key/42';
 const RECORDS = generateMuseumRecords(260);
-let server: MuseumServer;
-
-beforeAll(async () => (server = await startHarvardServer({ apiKey: KEY, records: RECORDS })));
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	logs.length = 0;
-});
+const server = useServer(() => startHarvardServer({ apiKey: KEY, records: RECORDS }));
 
 const search = async (params: object, museumApi = 'harvard', apiKey = KEY, extra = {}) =>
 	await runSearch(

@@ -1,18 +1,12 @@
-/**
- * Museum Object Search, Download Images: binary data byte for byte as the image host served it, the API key never
- * reaching the image host, Max Images, file names and MIME types from the answer, a missing image, a body that is
- * not an image, an unreachable host, and a huge image.
- */
+/** Museum Object Search, Download Images: bytes as served, the key kept from the image host. */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { fileNameFor } from '../../nodes/MuseumObjectSearch/images';
-import { logs } from '../harness/engine';
+import { logs, useServer } from '../harness/engine';
 import {
-	type ImageHost,
 	type MuseumRecord,
-	type MuseumServer,
 	PNG_SIGNATURE,
 	loadMuseumRecords,
 	makePng,
@@ -24,22 +18,8 @@ import { dump, FAST, KEY, NODE, pairedTo, runSearch } from './setup';
 const HUGE_BYTES = 4 * 1024 * 1024;
 const fixtures = loadMuseumRecords({ source: 'fixture' });
 const withImage = fixtures.filter((r) => r.imagecount > 0);
-let images: ImageHost;
-let museum: MuseumServer;
-
-beforeAll(async () => {
-	images = await startImageHost({ hugeBytes: HUGE_BYTES });
-	museum = await startMuseumServer({ records: fixtures, imageBaseUrl: images.url });
-});
-afterAll(async () => {
-	await museum.close();
-	await images.close();
-});
-beforeEach(() => {
-	museum.reset();
-	images.reset();
-	logs.length = 0;
-});
+const images = useServer(() => startImageHost({ hugeBytes: HUGE_BYTES }));
+const museum = useServer(() => startMuseumServer({ records: fixtures, imageBaseUrl: images.url }));
 
 const run = (params: IDataObject, opts: { items?: IDataObject[]; extra?: IDataObject } = {}) =>
 	runSearch({ downloadImages: true, ...params }, { museumUrl: museum.url, ...opts });

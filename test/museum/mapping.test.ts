@@ -1,15 +1,10 @@
-/**
- * Museum Object Search, fields to request and records to output: every field's query parameter (asserted on what
- * the loopback museum server received), the filters and their renaming, Additional Query Parameters, the three
- * Output modes, several input items with expressions, and bad values refused before any request.
- */
+/** Museum Object Search: fields onto query parameters, output modes, bad values. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { loadPackage, logs } from '../harness/engine';
+import { loadPackage, logs, useServer } from '../harness/engine';
 import {
 	COLOR_DISTANCE,
 	type MuseumRecord,
-	type MuseumServer,
 	loadMuseumRecords,
 	parseHex,
 	startMuseumServer,
@@ -17,51 +12,29 @@ import {
 import { jsonOf, NODE, pairedTo, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
-let museum: MuseumServer;
-
-beforeAll(async () => {
-	museum = await startMuseumServer({ records: fixtures, imageBaseUrl: 'http://127.0.0.1:9/img' });
-});
-afterAll(() => museum.close());
-beforeEach(() => {
-	museum.reset();
-	logs.length = 0;
-});
+const museum = useServer(() =>
+	startMuseumServer({ records: fixtures, imageBaseUrl: 'http://127.0.0.1:9/img' }),
+);
 
 const run = (params: IDataObject, opts: { items?: IDataObject[]; extra?: IDataObject } = {}) =>
 	runSearch(params, { museumUrl: museum.url, ...opts });
 const byId = (id: unknown) => fixtures.find((r) => r.objectid === id) as MuseumRecord;
 
 describe('node description', () => {
-	test('Output and Selected Fields are top-level fields; Max Image Size shows with Download Images', async () => {
+	test('Output and Max Image Size are named for the editor', async () => {
 		const { pkg } = await loadPackage();
 		const properties = (
 			pkg.nodeTypes.museumObjectSearch.type as unknown as {
 				description: { properties: IDataObject[]; codex?: { alias?: string[] } };
 			}
 		).description.properties;
+		// names, defaults, choices and display conditions of every parameter: test/surface/surface.test.ts
 		const top = (name: string) => properties.find((p) => p.name === name);
-		expect(top('output')).toMatchObject({ displayName: 'Output', default: 'simplified' });
-		expect(((top('output')!.options as IDataObject[]) ?? []).map((o) => o.value).sort()).toEqual([
-			'raw',
-			'selected',
-			'simplified',
-		]);
-		expect(top('selectedFields')).toMatchObject({
-			displayOptions: { show: { output: ['selected'] } },
-		});
+		expect(top('output')?.displayName).toBe('Output');
 		expect(top('maxImageSize')).toMatchObject({
 			displayName: 'Max Image Size (MB)',
-			default: 25,
 			typeOptions: { minValue: 1, maxValue: 1024 },
-			displayOptions: { show: { downloadImages: [true] } },
 		});
-		const options = top('options')!.options as IDataObject[];
-		const names = options.map((o) => o.name);
-		expect(names).not.toContain('output');
-		expect(names).not.toContain('selectedFields');
-		expect(names).toEqual(expect.arrayContaining(['concurrency', 'maxResponseSize', 'timeout']));
-		expect(options.find((o) => o.name === 'concurrency')).toMatchObject({ default: 128 });
 	});
 });
 

@@ -1,39 +1,21 @@
-/**
- * Museum Object Search, Return All and Limit across pages: the three answer shapes, next links versus page
- * numbers, the stop rules, the Max Pages guard against a service that never ends, de-duplication of overlapping
- * pages, and Return All over more than 10,000 records (real Tate records when ../shared/data is present).
- */
+/** Museum Object Search: Return All and Limit across pages, stop rules, de-duplication. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
+import { logs, useServer } from '../harness/engine';
 import {
 	type MuseumRecord,
-	type MuseumServer,
 	generateMuseumRecords,
 	hasSharedData,
 	loadMuseumRecords,
+	type MuseumServer,
 	startMuseumServer,
 } from '../servers';
 import { jsonOf, NODE, pairedTo, runSearch } from './setup';
 
 const fixtures = loadMuseumRecords({ source: 'fixture' });
 const generated = generateMuseumRecords(1000);
-let small: MuseumServer;
-let gen: MuseumServer;
-
-beforeAll(async () => {
-	small = await startMuseumServer({ records: fixtures });
-	gen = await startMuseumServer({ records: generated });
-});
-afterAll(async () => {
-	await small.close();
-	await gen.close();
-});
-beforeEach(() => {
-	small.reset();
-	gen.reset();
-	logs.length = 0;
-});
+const small = useServer(() => startMuseumServer({ records: fixtures }));
+const gen = useServer(() => startMuseumServer({ records: generated }));
 
 const ids = (items: IDataObject[]) => items.map((i) => i.id);
 const objectIds = (records: MuseumRecord[]) => records.map((r) => r.objectid);

@@ -1,37 +1,22 @@
 /** Shared helpers of the Museum Object Search tests: credentials, a one-node workflow, dumps for leak checks. */
 import type { IDataObject, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
 
-import { chain, logs, manualTrigger, node, runWorkflow, type RunResult } from '../harness/engine';
+import { logs, runNode, type RunResult } from '../harness/engine';
 import { DEFAULT_API_KEY } from '../servers';
 
 export const KEY = DEFAULT_API_KEY;
-export const TRIGGER = 'When clicking Execute';
 export const NODE = 'Museum';
 /** Retry settings that keep failure tests fast. */
 export const FAST = { retryDelay: 5, maxRetryWait: 5 };
 
-export interface RunOptions {
-	/** The museum service's base address (credentials "Museum URL") */
-	museumUrl: string;
-	/** Several input items for the node (pinned on the trigger) */
-	items?: IDataObject[];
-	/** Node settings, e.g. { continueOnFail: true } */
-	extra?: IDataObject;
-	credentials?: IDataObject;
-}
-
-export async function runSearch(params: IDataObject, options: RunOptions): Promise<RunResult> {
-	const wf = chain(
-		manualTrigger(TRIGGER),
-		node('museumObjectSearch', NODE, params, options.extra ?? {}),
-	);
-	return await runWorkflow(wf, {
-		credentials: {
-			triptychApi: { apiKey: KEY, museumUrl: options.museumUrl, ...options.credentials },
-		},
-		pinData: options.items ? { [TRIGGER]: options.items } : undefined,
+export const runSearch = (
+	params: IDataObject,
+	{ museumUrl, credentials, ...opts }: Parameters<typeof runNode>[3] & { museumUrl: string },
+) =>
+	runNode('museumObjectSearch', NODE, params, {
+		...opts,
+		credentials: { apiKey: KEY, museumUrl, ...credentials },
 	});
-}
 
 export const jsonOf = (result: RunResult) => result.output(NODE).map((i) => i.json);
 

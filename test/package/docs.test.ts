@@ -1,8 +1,4 @@
-/**
- * Documentation links lead somewhere: the links of the nodes' codex files and the credential's documentationUrl (to
- * this repository on GitHub), and every relative link in README.md and docs/, point at a file that exists and, with
- * a #fragment, at a heading of it (GitHub's anchor for it).
- */
+/** Documentation links lead to a file that exists and, with a #fragment, to a heading. */
 import fs from 'node:fs';
 import path from 'node:path';
 

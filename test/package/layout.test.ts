@@ -1,7 +1,4 @@
-/**
- * Decisions about the source layout that a test keeps: product files stay small, and test code never depends on
- * the tooling in scripts/ (scripts import from test/, not the other way).
- */
+/** Source layout: small product files; test code never imports scripts/. */
 import fs from 'node:fs';
 import path from 'node:path';
 

@@ -1,8 +1,4 @@
-/**
- * What n8n and its verification check about the package itself: package.json rules, every node and credential
- * loaded by n8n's own loader with codex, icons (light and dark, different), tool use, and the naming rules that keep
- * n8n from treating an action as a trigger. Also the classic gulp icon task.
- */
+/** What n8n and its verification check about the package itself. */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,17 +82,6 @@ describe('nodes as n8n loads them', () => {
 			expect(fs.readFileSync(file(icons.light))).not.toEqual(fs.readFileSync(file(icons.dark)));
 			expect(d.properties.some((p) => p.name === 'options')).toBe(true);
 		}
-	});
-
-	test('Fire Automation: its names, and found as "trigger call"', async () => {
-		const { pkg } = await loadPackage();
-		const d = pkg.nodeTypes.fireAutomation.type.description as unknown as {
-			displayName: string;
-			defaults: { name?: string };
-			codex?: { alias?: string[] };
-		};
-		expect([d.displayName, d.defaults.name]).toEqual(['Fire Automation', 'Fire Automation']);
-		expect(d.codex?.alias).toContain('trigger call');
 	});
 });
 

@@ -1,7 +1,4 @@
-/**
- * Release readiness: the GitHub Actions workflows parse as YAML and do what n8n asks of community packages (CI runs
- * the test command; publishing runs from a tag with npm provenance through `n8n-node release`).
- */
+/** The GitHub Actions workflows do what n8n asks of community packages. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';

@@ -1,24 +1,14 @@
-/**
- * How the nodes read their fields (nodes/shared/parameters.ts), checked against n8n's own evaluation on the real
- * engine: a field mapped as `{{ $json.… }}` is looked up in the item directly, and gives exactly what n8n gives for
- * the same expression written so that n8n evaluates it (`{{ ($json.…) }}`), for text, numbers, booleans, quotes,
- * and for what is left to n8n (absent, null, objects, lists); fields without an expression are read once per run.
- */
+/** Field reading (nodes/shared/parameters.ts) gives what n8n's own evaluation gives. */
 import { ExecuteContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
-import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';
-import { type QuotesServer, startQuotesServer } from '../servers';
+import { chain, manualTrigger, node, runWorkflow, useServer } from '../harness/engine';
+import { startQuotesServer } from '../servers';
 import { hasExpression, jsonPath } from '../../nodes/shared/parameters';
 
 const TRIGGER = 'When clicking Execute';
 
-let server: QuotesServer;
-beforeAll(async () => {
-	server = await startQuotesServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startQuotesServer());
 
 const ITEMS: IDataObject[] = [
 	{ q: 'love', nest: { q: 'deep' }, 'a name': 'spaced' },

@@ -1,27 +1,12 @@
-/**
- * Quote Tags against Quotable's own /tags (a bare list, no key, q and limit ignored): it works as it comes; the
- * node itself keeps the tags matching Search, sorts and cuts to Limit; errors come as {statusCode, statusMessage}.
- */
+/** Quote Tags against Quotable's own /tags (a bare list, no key, q and limit ignored). */
 import type { IDataObject } from 'n8n-workflow';
 
-import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
+import { chain, logs, manualTrigger, node, runWorkflow, useServer } from '../harness/engine';
 import { keySightings } from '../museum/setup';
-import {
-	DEFAULT_API_KEY as KEY,
-	type QuotesServer,
-	loadQuoteTags,
-	startQuotesServer,
-} from '../servers';
+import { DEFAULT_API_KEY as KEY, loadQuoteTags, startQuotesServer } from '../servers';
 
 const TAGS = loadQuoteTags();
-let server: QuotesServer;
-
-beforeAll(async () => (server = await startQuotesServer({ quotable: true })));
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	logs.length = 0;
-});
+const server = useServer(() => startQuotesServer({ quotable: true }));
 
 const tags = async (params: IDataObject, quotesUrl = server.url) =>
 	await runWorkflow(chain(manualTrigger('Start'), node('quoteTags', 'Tags', params)), {

@@ -1,56 +1,30 @@
-/**
- * Quote Tags through n8n's execution engine against the loopback quotes server: field mapping, both body shapes,
- * Return All / Limit, the key option, every failure mode of the shared transport, Continue On Fail, expressions over
- * several items, and the API key never showing.
- */
+/** Quote Tags through n8n's engine against the loopback quotes server. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
-import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
+import { logs, runNode, useServer } from '../harness/engine';
+import { dump } from '../museum/setup';
 import {
 	DEFAULT_API_KEY,
-	type QuotesServer,
+	type Fault,
 	hasSharedData,
 	loadQuoteTags,
 	startQuotesServer,
 } from '../servers';
 
 const KEY = DEFAULT_API_KEY;
-const TRIGGER = 'When clicking Execute';
 const FAST = { retryDelay: 5, maxRetryWait: 5 };
 
-let server: QuotesServer;
-let keyed: QuotesServer;
+const server = useServer(() => startQuotesServer());
+const keyed = useServer(() => startQuotesServer({ envelope: true, requireKey: true }));
 
-beforeAll(async () => {
-	server = await startQuotesServer();
-	keyed = await startQuotesServer({ envelope: true, requireKey: true });
-});
-afterAll(async () => {
-	await server.close();
-	await keyed.close();
-});
-beforeEach(() => {
-	server.reset();
-	keyed.reset();
-	logs.length = 0;
-});
-
-function creds(overrides: IDataObject = {}) {
-	return {
-		triptychApi: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...overrides },
-	};
-}
-
-async function runTags(
+const runTags = (
 	params: IDataObject,
-	opts: { credentials?: IDataObject; items?: IDataObject[]; extra?: IDataObject } = {},
-) {
-	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', 'Tags', params, opts.extra ?? {}));
-	return await runWorkflow(wf, {
-		credentials: creds(opts.credentials),
-		pinData: opts.items ? { [TRIGGER]: opts.items } : undefined,
+	{ credentials, ...opts }: Parameters<typeof runNode>[3] = {},
+) =>
+	runNode('quoteTags', 'Tags', params, {
+		...opts,
+		credentials: { apiKey: KEY, quotesUrl: server.url, sendKeyToQuotes: false, ...credentials },
 	});
-}
 
 describe('field mapping', () => {
 	test('Search, Limit, Sort By and Sort Order become q, limit, sortBy and order', async () => {
@@ -393,17 +367,6 @@ describe('failures of the service', () => {
 		expect(Date.now() - started).toBeLessThan(5000);
 	});
 
-	test('a burst of 502/503/504 is retried with backoff within Max Attempts', async () => {
-		server.fail(
-			{ kind: 'status', status: 502 },
-			{ kind: 'html', status: 503 },
-			{ kind: 'status', status: 504 },
-		);
-		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 4 } });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(4);
-	});
-
 	test('retries stop at Max Attempts with a message that says so', async () => {
 		server.fail(...Array.from({ length: 5 }, () => ({ kind: 'status' as const, status: 503 })));
 		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } });
@@ -451,14 +414,6 @@ describe('failures of the service', () => {
 		expect(error.description).toMatch(/The service failed/);
 		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
 		expect(server.requests).toHaveLength(1); // a 500 is not retried
-	});
-
-	test('truncated JSON on a 200 is a broken transfer: retried, and the read succeeds', async () => {
-		server.fail({ kind: 'truncated' });
-		const result = await runTags({ limit: 1, options: FAST });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-		expect(result.output('Tags')).toHaveLength(1);
 	});
 
 	test('truncated JSON with retries off is reported as cut off', async () => {
@@ -513,18 +468,31 @@ describe('failures of the service', () => {
 		expect(server.requests).toHaveLength(1);
 	});
 
-	test('a slow answer is retried for a read, within the retry settings', async () => {
-		server.fail({ kind: 'slow', ms: 1500 });
-		const result = await runTags({ limit: 1, options: { ...FAST, timeout: 600 } });
+	test.each<[string, Fault[], IDataObject, number]>([
+		[
+			'a burst of 502/503/504 is retried with backoff within Max Attempts',
+			[
+				{ kind: 'status', status: 502 },
+				{ kind: 'html', status: 503 },
+				{ kind: 'status', status: 504 },
+			],
+			{ ...FAST, maxAttempts: 4 },
+			4,
+		],
+		['truncated JSON on a 200 is a broken transfer: retried', [{ kind: 'truncated' }], FAST, 2],
+		[
+			'a slow answer is retried for a read',
+			[{ kind: 'slow', ms: 1500 }],
+			{ ...FAST, timeout: 600 },
+			2,
+		],
+		['a connection reset is retried for a read', [{ kind: 'reset' }], FAST, 2],
+	])('%s, and the read succeeds', async (_, faults, options, requests) => {
+		server.fail(...faults);
+		const result = await runTags({ limit: 1, options });
 		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-	});
-
-	test('a connection reset is retried for a read', async () => {
-		server.fail({ kind: 'reset' });
-		const result = await runTags({ limit: 1, options: FAST });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
+		expect(server.requests).toHaveLength(requests);
+		expect(result.output('Tags')).toHaveLength(1);
 	});
 
 	test('an address where nothing listens: clear error naming the credentials field', async () => {
@@ -676,12 +644,7 @@ describe('the API key never shows', () => {
 			{ limit: 1 },
 			{ credentials: { quotesUrl: keyed.url, sendKeyToQuotes: true } },
 		);
-		for (const result of [failing, asItems, ok]) {
-			const dump = JSON.stringify(result.run, (_k, v) =>
-				v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
-			);
-			expect(dump).not.toContain(KEY);
-		}
+		for (const result of [failing, asItems, ok]) expect(dump(result)).not.toContain(KEY);
 		expect(JSON.stringify(logs)).not.toContain(KEY);
 		expect(asItems.output('Tags')[0].json.error).toMatch(/\*\*\*/);
 	});

@@ -1,8 +1,4 @@
-/**
- * Test data for the loopback servers: the real open data in ../shared/data when present
- * (Tate + CMOA mapped onto Harvard-style /object records, Quotable tags with computed counts),
- * otherwise the fixtures in test/fixtures, plus a deterministic generator for large volumes.
- */
+/** Test data: the real open data of ../shared/data when present, else test/fixtures; a generator. */
 import * as fs from 'fs';
 import * as path from 'path';
 import * as zlib from 'zlib';
@@ -27,64 +23,36 @@ export function hasSharedData(): boolean {
 	);
 }
 
-// ---------------------------------------------------------------- record shapes
-
-export interface MuseumPerson {
-	personid: number;
-	name: string;
-	displayname: string;
-	role: string;
-	displayorder: number;
-	culture?: string | null;
-	displaydate?: string | null;
-	gender?: string | null;
-}
-export interface MuseumImage {
-	imageid: number;
-	baseimageurl: string | null;
-	width: number | null;
-	height: number | null;
-	format: string;
-	displayorder: number;
-}
-export interface MuseumColor {
-	color: string;
-	percent: number;
-	hue: string;
-}
-/** The fields every museum record has. */
-export interface MuseumRecordCore {
-	objectid: number;
-	id: number;
-	objectnumber: string;
-	title: string | null;
-	people: MuseumPerson[];
-	peoplecount: number;
-	dated: string | null;
-	datebegin: number | null;
-	dateend: number | null;
-	century: string | null;
-	period: string | null;
-	culture: string | null;
-	classification: string | null;
-	medium: string | null;
-	dimensions: string | null;
-	creditline: string | null;
-	department: string | null;
-	url: string | null;
-	primaryimageurl: string | null;
-	images: MuseumImage[];
-	imagecount: number;
-	colors: MuseumColor[];
-	colorcount: number;
-	totalpageviews: number;
-	accessionyear: number | null;
-	source: 'tate' | 'cmoa' | 'fixture' | 'generated';
-}
+type Of<T, K extends string> = { [key in K]: T };
+type Text = string | null;
+export type MuseumColor = { color: string; percent: number; hue: string };
+type Person = Of<number, 'personid' | 'displayorder'> &
+	Of<string, 'name' | 'displayname' | 'role'> &
+	Partial<Of<Text, 'culture' | 'displaydate' | 'gender'>>;
+type Image = Of<number, 'imageid' | 'displayorder'> &
+	Of<number | null, 'width' | 'height'> & { baseimageurl: Text; format: string };
+type RecordInput = Of<
+	Text,
+	| 'title'
+	| 'dated'
+	| 'period'
+	| 'culture'
+	| 'classification'
+	| 'medium'
+	| 'dimensions'
+	| 'creditline'
+	| 'department'
+	| 'url'
+> &
+	Of<number | null, 'datebegin' | 'dateend' | 'accessionyear'> & {
+		objectid: number;
+		objectnumber: string;
+		people: Person[];
+		images: Image[];
+		source: 'tate' | 'cmoa' | 'fixture' | 'generated';
+	};
 /** Harvard-style /object record (a subset of Harvard's fields plus `source`, maybe more). Treat as read-only. */
-export interface MuseumRecord extends MuseumRecordCore {
-	[extra: string]: unknown;
-}
+export type MuseumRecord = ReturnType<typeof baseRecord>;
 
 export interface QuoteTag {
 	_id: string;
@@ -199,22 +167,10 @@ const yearOfIso = (s: string | null | undefined): number | null => {
 };
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-type RecordInput = Omit<
-	MuseumRecordCore,
-	| 'id'
-	| 'peoplecount'
-	| 'century'
-	| 'imagecount'
-	| 'colors'
-	| 'colorcount'
-	| 'totalpageviews'
-	| 'primaryimageurl'
->;
-
 /** Completes a record with its derived fields. One fixed-shape literal: spreading 97k records was the slowest part of loading. */
-function baseRecord(r: RecordInput, extra?: Record<string, unknown>): MuseumRecord {
+function baseRecord(r: RecordInput, extra?: Record<string, unknown>) {
 	const colors = synthesizeColors(r.objectid);
-	const record: MuseumRecord = {
+	const record = {
 		objectid: r.objectid,
 		id: r.objectid,
 		objectnumber: r.objectnumber,
@@ -233,7 +189,7 @@ function baseRecord(r: RecordInput, extra?: Record<string, unknown>): MuseumReco
 		creditline: r.creditline,
 		department: r.department,
 		url: r.url,
-		primaryimageurl: null,
+		primaryimageurl: null as Text,
 		images: r.images,
 		imagecount: r.images.length,
 		colors,
@@ -242,10 +198,10 @@ function baseRecord(r: RecordInput, extra?: Record<string, unknown>): MuseumReco
 		accessionyear: r.accessionyear,
 		source: r.source,
 	};
-	return extra ? Object.assign(record, extra) : record;
+	return Object.assign(record, extra) as typeof record & Record<string, unknown>;
 }
 
-function images(objectid: number, sizes: Array<[number | null, number | null]>): MuseumImage[] {
+function images(objectid: number, sizes: Array<[number | null, number | null]>): Image[] {
 	const format = imageExtension(objectid) === 'jpg' ? 'image/jpeg' : 'image/png';
 	return sizes.map(([width, height], i) => ({
 		imageid: objectid * 10 + i,
@@ -621,26 +577,15 @@ const GEN_CLASSES: Array<[string, string[]]> = [
 	['Sculpture', ['Bronze', 'Marble']],
 	['Vessels', ['Porcelain with underglaze blue', 'Stoneware']],
 ];
-const GEN_PERIODS = [
-	'Edo period',
-	'Romanticism',
-	'Impressionism',
-	'Baroque',
-	'Northern Renaissance',
-	'Pre-Raphaelite Brotherhood',
-];
+const GEN_PERIODS =
+	'Edo period|Romanticism|Impressionism|Baroque|Northern Renaissance|Pre-Raphaelite Brotherhood'.split(
+		'|',
+	);
 const GEN_WORDS = [
-	['Study of', 'View of', 'Landscape with', 'Portrait of', 'Evening at', 'Storm over'],
-	[
-		'a River',
-		'the Harbour',
-		'a Woman Reading',
-		'Mount Fuji',
-		'the Old Mill',
-		'a Sleeping Dog',
-		'Venice',
-		'the Sea',
-	],
+	'Study of|View of|Landscape with|Portrait of|Evening at|Storm over'.split('|'),
+	'a River|the Harbour|a Woman Reading|Mount Fuji|the Old Mill|a Sleeping Dog|Venice|the Sea'.split(
+		'|',
+	),
 ];
 
 /** n varied, deterministic Harvard-style records (objectids 30_000_000 + i); every 5th has no image. */

@@ -1,7 +1,4 @@
-/**
- * The stand-ins of the three real services side by side, and the credential each example workflow written for one
- * of them uses (one credential per service, as their keys differ): for the demo and test/examples.test.ts.
- */
+/** The stand-ins of the three real services, and the credential each example workflow uses. */
 import { DEFAULT_API_KEY } from './common';
 import { loadMuseumRecords, loadQuoteTags } from './data';
 import { startHarvardServer } from './harvard';

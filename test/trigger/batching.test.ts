@@ -1,21 +1,12 @@
-/**
- * Concurrency and batching: requests in flight are bounded by Concurrency (default 64, adaptive; 1: one after the other),
- * batching windows follow n8n's HTTP Request node (Items per Batch, Batch Interval), the output keeps the input
- * order whatever order the answers come in, and a failure that stops the node stops sending.
- */
+/** Fire Automation: Concurrency, batching windows, output order, and a failure that stops sending. */
 import type { IDataObject } from 'n8n-workflow';
 
 import { Gate } from '../../nodes/shared/transport/gate';
-import { type TriggerServer, startTriggerServer } from '../servers';
+import { startTriggerServer } from '../servers';
+import { useServer } from '../harness/engine';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startTriggerServer());
 
 function receivedN(result: Awaited<ReturnType<typeof runTrigger>>) {
 	return result.output(NODE).map((o) => (o.json.received as IDataObject | undefined)?.n);

@@ -1,21 +1,12 @@
-/**
- * Fire Automation run concurrently (the default): the shared 429 gate counted at the server, the no-repeat rule
- * for calls without an idempotency key when many are in flight, and order and pairing of the output.
- */
+/** Fire Automation run concurrently: the shared 429 gate, the no-repeat rule, output order and pairing. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
 import { Gate } from '../../nodes/shared/transport/gate';
-import { type TriggerServer, startTriggerServer } from '../servers';
-import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';
-import { FAST, NODE, START, creds, numbered, runTrigger } from './helpers';
+import { startTriggerServer } from '../servers';
+import { useServer } from '../harness/engine';
+import { FAST, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => server.close());
-beforeEach(() => server.reset());
+const server = useServer(() => startTriggerServer());
 
 test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives for 2 s', async () => {
 	server.fail({ kind: 'status', status: 429, retryAfter: '2' });
@@ -85,13 +76,10 @@ test('output keeps the input order and pairing while answers come back in anothe
 test('Stop during a concurrent run: calls in flight end, nothing new is sent, the run ends within 1 s', async () => {
 	server.setMode({ delayMs: 400 });
 	let stop: () => void = () => undefined;
-	const running = runWorkflow(
-		chain(manualTrigger(START), node('fireAutomation', NODE, { event: 'stopped' })),
-		{
-			credentials: creds(server),
-			pinData: { [START]: numbered(60) },
-			onStart: (fn) => (stop = fn),
-		},
+	const running = runTrigger(
+		server,
+		{ event: 'stopped' },
+		{ items: numbered(60), onStart: (fn) => (stop = fn) },
 	);
 	for (let i = 0; i < 100 && server.requests.length < Gate.START; i++) {
 		await new Promise((resolve) => setTimeout(resolve, 20));

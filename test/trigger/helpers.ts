@@ -1,49 +1,23 @@
-/**
- * Shared set-up of the Trigger Call tests: one loopback trigger server, credentials pointing at it, and a
- * Manual Trigger → Trigger Call workflow run through n8n's engine with pinned input items.
- */
+/** Fire Automation tests: a one-node workflow against a trigger server. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { chain, manualTrigger, node, runWorkflow } from '../harness/engine';
-import { DEFAULT_API_KEY, type TriggerServer } from '../servers';
+import { runNode } from '../harness/engine';
+import { DEFAULT_API_KEY } from '../servers';
 
 export const KEY = DEFAULT_API_KEY;
-export const START = 'When clicking Execute';
 export const NODE = 'Trigger Call';
 /** Retry settings that keep every backoff in the milliseconds */
 export const FAST = { retryDelay: 1, maxRetryWait: 2 };
 
-export function creds(server: { url: string }, overrides: IDataObject = {}) {
-	return {
-		triptychApi: {
-			apiKey: KEY,
-			triggerUrl: server.url,
-			museumUrl: '',
-			quotesUrl: '',
-			sendKeyToQuotes: false,
-			...overrides,
-		},
-	};
-}
-
-export interface RunOptions {
-	items?: IDataObject[];
-	/** Node settings, e.g. {continueOnFail: true} */
-	extra?: IDataObject;
-	credentials?: IDataObject;
-}
-
-export async function runTrigger(
-	server: TriggerServer | { url: string },
+export const runTrigger = (
+	server: { url: string },
 	params: IDataObject,
-	opts: RunOptions = {},
-) {
-	const wf = chain(manualTrigger(START), node('fireAutomation', NODE, params, opts.extra ?? {}));
-	return await runWorkflow(wf, {
-		credentials: creds(server, opts.credentials),
-		pinData: opts.items ? { [START]: opts.items } : undefined,
+	{ credentials, ...opts }: Parameters<typeof runNode>[3] = {},
+) =>
+	runNode('fireAutomation', NODE, params, {
+		...opts,
+		credentials: { apiKey: KEY, triggerUrl: server.url, ...credentials },
 	});
-}
 
 /** `count` input items {n: 0}, {n: 1}, ... */
 export function numbered(

@@ -1,36 +1,15 @@
-/**
- * Fire Automation against the IFTTT Webhooks stand-in (Trigger API: IFTTT Webhooks) and a generic trigger service
- * answering text: the classic route for value1..value3, the JSON route for any other body, the key only in the
- * path, the Congratulations text as success, the Event required, the 401 turned into a clear message, retries
- * and idempotency as in the generic style, one firing per item, and the key nowhere in output, errors or logs.
- */
+/** Fire Automation against the IFTTT Webhooks stand-in and a generic service answering text. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
-import {
-	type IftttServer,
-	type TriggerServer,
-	startIftttServer,
-	startTriggerServer,
-} from '../servers';
+import { logs, useServer } from '../harness/engine';
+import { startIftttServer, startTriggerServer } from '../servers';
 import { keySightings } from '../museum/setup';
 import { FAST, NODE, runTrigger } from './helpers';
 
 const KEY = 'ifttt+Key/42';
 const IFTTT = { apiKey: KEY, triggerApi: 'iftttWebhooks' };
-let ifttt: IftttServer;
-let generic: TriggerServer;
-
-beforeAll(async () => {
-	ifttt = await startIftttServer({ apiKey: KEY });
-	generic = await startTriggerServer({ apiKey: KEY });
-});
-afterAll(async () => await Promise.all([ifttt.close(), generic.close()]));
-beforeEach(() => {
-	ifttt.reset();
-	generic.reset();
-	logs.length = 0;
-});
+const ifttt = useServer(() => startIftttServer({ apiKey: KEY }));
+const generic = useServer(() => startTriggerServer({ apiKey: KEY }));
 
 const fields = (values: Record<string, string>) => ({
 	payload: 'fields',

@@ -1,26 +1,11 @@
-/**
- * Retries must not fire an automation twice. The trigger server counts what it really received (`requests`) and
- * what fired (`deliveries`, deduplicated by Idempotency-Key), so each case checks both:
- * - a POST that may have reached the service (502/503/504, connection reset after the body was read, timeout after
- *   sending) is retried only with an Idempotency Key; without one the item fails and says why and how to fix it;
- * - 429 with Retry-After and failures before anything was sent (connection refused) are always retried.
- */
+/** Retries never fire an automation twice: `requests` is what arrived, `deliveries` what fired. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { logs } from '../harness/engine';
-import { type TriggerServer, startTriggerServer } from '../servers';
+import { logs, useServer } from '../harness/engine';
+import { type Fault, startTriggerServer } from '../servers';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
 
-let server: TriggerServer;
-
-beforeAll(async () => {
-	server = await startTriggerServer();
-});
-afterAll(async () => await server.close());
-beforeEach(() => {
-	server.reset();
-	logs.length = 0;
-});
+const server = useServer(() => startTriggerServer());
 
 const KEYED = { ...FAST, idempotencyKey: '={{ $execution.id }}-{{ $itemIndex }}' };
 const NO_RETRY =
@@ -295,51 +280,33 @@ describe('Idempotency Key Mode', () => {
 });
 
 describe('with an Idempotency Key', () => {
-	test.each([502, 503, 504])('HTTP %i is retried and fires once', async (status) => {
-		server.fail({ kind: 'status', status, retryAfter: '0' });
-		const result = await runTrigger(server, { event: 'e', options: KEYED });
+	test.each<[string, Fault, IDataObject, boolean]>([
+		['HTTP 502', { kind: 'status', status: 502, retryAfter: '0' }, KEYED, false],
+		['HTTP 503', { kind: 'status', status: 503, retryAfter: '0' }, KEYED, false],
+		['HTTP 504', { kind: 'status', status: 504, retryAfter: '0' }, KEYED, false],
+		// the service recognises the repeat of a call it processed
+		['a reset after the request was read', { kind: 'reset' }, KEYED, true],
+		['a timeout after sending', { kind: 'slow', ms: 2000 }, { ...KEYED, timeout: 600 }, true],
+	])('%s is retried with the same key; fired once', async (_, fault, options, duplicate) => {
+		server.fail(fault);
+		const result = await runTrigger(server, {
+			event: 'r',
+			payload: 'json',
+			jsonBody: '{"value1": "x"}',
+			options,
+		});
 		expect(result.workflowError).toBeUndefined();
 		expect(server.requests).toHaveLength(2);
+		expect(server.requests[1].json).toEqual({ value1: 'x' });
 		expect(server.requests[0].headers['idempotency-key']).toBe(
 			server.requests[1].headers['idempotency-key'],
 		);
 		expect(server.deliveries).toHaveLength(1);
 		expect(result.output(NODE)[0].json).toMatchObject({
-			duplicate: false,
-			id: server.deliveries[0].id,
-		});
-	});
-
-	test('a reset after the request was read is retried; the service recognises the repeat', async () => {
-		server.fail({ kind: 'reset' });
-		const result = await runTrigger(server, {
 			event: 'r',
-			payload: 'json',
-			jsonBody: '{"value1": "x"}',
-			options: KEYED,
-		});
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-		expect(server.requests[1].json).toEqual({ value1: 'x' });
-		expect(server.deliveries).toHaveLength(1);
-		const out = result.output(NODE)[0].json;
-		expect(out).toMatchObject({
-			event: 'r',
-			duplicate: true,
+			duplicate,
 			id: server.deliveries[0].id,
 			message: 'Fired r',
-		});
-	});
-
-	test('a timeout after sending is retried; fired once', async () => {
-		server.fail({ kind: 'slow', ms: 2000 });
-		const result = await runTrigger(server, { event: 't', options: { ...KEYED, timeout: 600 } });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-		expect(server.deliveries).toHaveLength(1);
-		expect(result.output(NODE)[0].json).toMatchObject({
-			duplicate: true,
-			id: server.deliveries[0].id,
 		});
 	});
 
