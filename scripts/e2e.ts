@@ -1,5 +1,5 @@
 /**
- * End-to-end check in a real n8n app (`npm run test:e2e`; see the README, "End to end in a real n8n").
+ * End-to-end check in a real n8n app (`npm run test:e2e`; see docs/development.md, "End to end in a real n8n").
  *
  * For each n8n version (default: the newest 2.x that installs here and the oldest 1.x the package supports):
  *   1. installs n8n once into ~/.cache/triptych-e2e/n8n-<version> (cached: later runs skip it);

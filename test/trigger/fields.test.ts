@@ -41,8 +41,7 @@ describe('node description', () => {
 			'Fire an "if this then that" automation with an event name and a JSON payload',
 		);
 		expect(type.constructor.name).toBe('FireAutomation');
-		// searching for the old name still finds it
-		expect(d.codex?.alias).toEqual(expect.arrayContaining(['trigger call', 'triptych']));
+		expect(d.codex?.alias).toEqual(expect.arrayContaining(['IFTTT', 'webhook', 'triptych']));
 		// names, types, defaults and choices of every parameter: test/surface/surface.test.ts
 		const options = (d.properties as IDataObject[]).find((p) => p.name === 'options')!
 			.options as IDataObject[];

@@ -209,7 +209,6 @@ export class TriptychClient {
 	/** Requests that never carry the key */
 	private readonly plain: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
 
-	/** `redactKey` with this run's key. */
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
 	private async withRetries(
