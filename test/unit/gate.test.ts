@@ -155,6 +155,24 @@ describe('Gate', () => {
 		expect(gate().state.limit).toBe(4 * Gate.START);
 	});
 
+	test('time the budget sat idle between runs is not read as slow answers: the next run still grows', async () => {
+		let clock = 0;
+		const gate = await answered(new Gate(256, undefined, new Budget(() => clock)));
+		const full = async (n: number) => {
+			const c = contenders(gate, n + 1); // one waits: the round is full
+			await Promise.all(c.all.slice(0, n));
+			clock += 50;
+			for (let i = 0; i < n; i++) gate.release('ok');
+			await c.all[n];
+		};
+		await full(Gate.START);
+		expect(gate.state.limit).toBe(4 * Gate.START);
+		gate.release('ok'); // the run's last answer; a minute later the next run
+		clock += 60_000;
+		await full(4 * Gate.START);
+		expect(gate.state.limit).toBe(16 * Gate.START);
+	});
+
 	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
 		const { gate, round } = rounds(128);
 		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START));

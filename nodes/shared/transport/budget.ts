@@ -97,9 +97,7 @@ export class Budget {
 	private readonly line: Waiter[] = [];
 	private answers: Array<() => void> = [];
 
-	constructor(private readonly now: () => number = () => performance.now()) {
-		this.round.started = now();
-	}
+	constructor(private readonly now: () => number = () => performance.now()) {}
 
 	/** How many may be in flight now. */
 	get allowance(): number {
@@ -121,6 +119,9 @@ export class Budget {
 	 */
 	take(run: Run): number {
 		if (this.waiting.length || !this.room(run)) return 0;
+		// a round measures the service while busy: time the budget sat idle (between runs) is not a slow answer
+		if (this.inFlight === 0)
+			this.round = { answers: 0, healthy: true, started: this.now(), full: false };
 		run.inFlight++;
 		return ++this.inFlight;
 	}

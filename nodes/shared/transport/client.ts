@@ -94,8 +94,7 @@ export class TriptychClient {
 	gate(name: Service | 'images'): Gate {
 		let gate = this.gates.get(name);
 		if (!gate) {
-			const max =
-				name === 'images' ? Math.min(this.concurrency, MAX_IMAGE_DOWNLOADS) : this.concurrency;
+			const max = Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
 			const key = () =>
 				`${this.bases.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
 			gate = new Gate(max, this.stopping, name === 'images' ? undefined : key);
