@@ -68,6 +68,19 @@ export function notWebAddress(label: string, raw: unknown): string {
 	return `The ${label} "${text}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
 }
 
+/** Every request asks for the origins of the same few base addresses: each address is parsed once. */
+const baseOrigins = new Map<string, string | undefined>();
+
+function baseOrigin(credentials: IDataObject, service: Service): string | undefined {
+	const raw = String(credentials[SERVICES[service].field] ?? '');
+	if (!baseOrigins.has(raw)) {
+		if (baseOrigins.size >= 256) baseOrigins.clear();
+		const base = checkBaseUrl(raw);
+		baseOrigins.set(raw, 'url' in base ? originOf(base.url) : undefined);
+	}
+	return baseOrigins.get(raw);
+}
+
 /**
  * How the key goes to an origin: the way of the services configured there that take it (none: it does not go
  * there). Services that share an origin must take the key the same way: a request cannot tell which of them it
@@ -78,10 +91,9 @@ export function keyRule(
 	credentials: IDataObject,
 	origin: string,
 ): { key?: KeyPlacement; problem?: string } {
-	const there = SERVICE_NAMES.filter((service) => {
-		const base = baseOf(credentials, service);
-		return sendsKey(credentials, service) && 'url' in base && originOf(base.url) === origin;
-	});
+	const there = SERVICE_NAMES.filter(
+		(service) => sendsKey(credentials, service) && baseOrigin(credentials, service) === origin,
+	);
 	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
 	if (styles.some((style) => style.key !== styles[0].key)) {
 		const fields = there.map((service, n) => `the ${SERVICES[service].label} (${styles[n].name})`);
