@@ -26,6 +26,8 @@ class Plan {
 	private resetAt = 0;
 	private limit?: number;
 	private seq = -1;
+	/** Requests sent since the answer the plan was last told of: a new window may have counted them already */
+	private unseen = 0;
 
 	get known(): boolean {
 		return this.left !== undefined;
@@ -35,6 +37,7 @@ class Plan {
 	observe(quota: Quota | undefined, seq: number, sentSince: number): void {
 		if (seq < this.seq) return;
 		this.seq = seq;
+		this.unseen = sentSince;
 		this.left = quota && quota.remaining - sentSince;
 		this.resetAt = quota?.resetAt ?? 0;
 		this.limit = quota?.limit;
@@ -42,17 +45,19 @@ class Plan {
 
 	/**
 	 * How long until the quota allows a send (0: now; Infinity: when the next answer tells). A new window starts full,
-	 * when its size is known.
+	 * when its size is known, less the requests whose answers are still out (a bucket's reset is when it would be
+	 * full had nothing been sent since).
 	 */
 	delay(now: number): number {
 		if (this.left === undefined || this.left > 0) return 0;
 		if (now < this.resetAt) return this.resetAt - now;
-		this.left = this.limit;
+		this.left = this.limit === undefined ? undefined : this.limit - this.unseen;
 		this.resetAt = Infinity; // until an answer of the new window says when it ends
-		return 0;
+		return this.left === undefined || this.left > 0 ? 0 : Infinity;
 	}
 
 	take(): void {
+		this.unseen++;
 		if (this.left !== undefined) this.left--;
 	}
 }
