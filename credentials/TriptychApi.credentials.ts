@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { applyKey } from '../nodes/shared/transport/origin';
-import { SERVICES, SERVICE_NAMES } from '../nodes/shared/transport/services';
+import { SERVICES, SERVICE_NAMES, styleLabel } from '../nodes/shared/transport/services';
 
 /** Per service: its base address, how it takes the key (when it may take it in more than one way), its switch. */
 const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
@@ -24,7 +24,7 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 	];
 	if (entry.styleField) {
 		fields.push({
-			displayName: `${entry.label.replace(/ URL$/, '')} API`,
+			displayName: styleLabel(service),
 			name: entry.styleField,
 			type: 'options',
 			default: 'generic',

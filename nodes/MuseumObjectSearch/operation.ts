@@ -12,8 +12,8 @@ import { imageUrlOf, pick, readPage, recordKey, simplify } from './records';
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
 /**
- * Pages of one search asked for at once: enough to hide the latency of a distant service (45 pages at 50 ms take
- * 3 round trips), few enough that pages arriving out of order never hold much memory.
+ * Pages of one search asked for at once: enough to hide the latency of a distant service in a few round trips, few
+ * enough that pages arriving out of order never hold much memory.
  */
 const PAGES_AT_ONCE = 16;
 

@@ -4,7 +4,7 @@ import { header } from './attempt';
 import { isPlainObject } from '../validation';
 import { apiError, excerpt, gist, hint, isHtml } from './errors';
 import type { Service } from './services';
-import { SERVICES } from './services';
+import { SERVICES, styleChoices } from './services';
 import type { ApiResponse, Failure, RawResponse, Stop } from './types';
 
 /**
@@ -157,10 +157,9 @@ export function interpret(
 
 /** What to check when a service refuses the key: the key, and how the credential sends it to this service. */
 function keyAdvice(service: Service): string {
-	const { keySwitch, label, name, styleField, styles } = SERVICES[service];
+	const { keySwitch, label, name, styleField } = SERVICES[service];
 	if (keySwitch)
 		return `The ${name} asks for a key: turn on "${keySwitch.displayName}" in the Triptych API credentials, and check the API Key.`;
 	if (!styleField) return hint('401', label);
-	const choices = Object.values(styles).map((style) => style.name);
-	return `Check the API Key in the Triptych API credentials, and its ${label.replace(/ URL$/, '')} API (${choices.join(' or ')}): how the service takes the key.`;
+	return `Check the API Key in the Triptych API credentials, and its ${styleChoices(service)}: how the service takes the key.`;
 }

@@ -1,7 +1,14 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { KeyPlacement, Service } from './services';
-import { KEY_PARAMETER, SERVICES, SERVICE_NAMES, sendsKey, styleOf } from './services';
+import {
+	KEY_PARAMETER,
+	SERVICES,
+	SERVICE_NAMES,
+	sendsKey,
+	styleOf,
+	unknownStyle,
+} from './services';
 
 /**
  * The one rule for where a request may go: the API key goes only to the origin of the address configured for the
@@ -94,6 +101,8 @@ export function keyRule(
 	const there = SERVICE_NAMES.filter(
 		(service) => sendsKey(credentials, service) && baseOrigin(credentials, service) === origin,
 	);
+	const unknown = there.map((service) => unknownStyle(credentials, service)).find(Boolean);
+	if (unknown) return { problem: unknown };
 	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
 	if (styles.some((style) => style.key !== styles[0].key)) {
 		const fields = there.map((service, n) => `the ${SERVICES[service].label} (${styles[n].name})`);

@@ -135,6 +135,25 @@ export function styleOf(credentials: IDataObject, service: Service): Style {
 	return typeof chosen === 'string' && chosen in styles ? (chosen as Style) : 'generic';
 }
 
+/** The name of the credential field that chooses a service's style: "Museum API" */
+export const styleLabel = (service: Service) =>
+	`${SERVICES[service].label.replace(/ URL$/, '')} API`;
+
+/** That field with its choices: "Museum API (Generic or Harvard Art Museums API)" */
+export function styleChoices(service: Service): string {
+	const names = Object.values(SERVICES[service].styles).map((style) => style!.name);
+	return `${styleLabel(service)} (${names.join(' or ')})`;
+}
+
+/** A style value this version does not know (a credential saved by another one): no key goes by guesswork. */
+export function unknownStyle(credentials: IDataObject, service: Service): string | undefined {
+	const { styleField, styles } = SERVICES[service];
+	const chosen = styleField ? credentials[styleField] : undefined;
+	if (chosen === undefined || chosen === '' || (typeof chosen === 'string' && chosen in styles))
+		return undefined;
+	return `The ${styleChoices(service)} in the Triptych API credentials holds an unknown value, "${String(chosen)}": choose one of these.`;
+}
+
 /** Whether the credential sends the key to this service at all. */
 export function sendsKey(credentials: IDataObject, service: Service): boolean {
 	const { keySwitch } = SERVICES[service];
