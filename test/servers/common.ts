@@ -162,8 +162,31 @@ export const failEnvelope = (
 ): Reply =>
 	json(status, { status: status >= 500 ? 'error' : 'fail', data: null, message }, headers);
 
-export const unauthorized = (): Reply =>
-	json(401, { status: 'fail', data: null, message: 'Invalid API key' });
+/** A two-record success envelope, for answers that are cut short. */
+export const sampleAnswer = JSON.stringify({
+	status: 'success',
+	data: {
+		info: { totalrecords: 2, pages: 1, page: 1 },
+		records: [
+			{ objectid: 1, title: 'Landscape with a River at Dusk' },
+			{ objectid: 2, title: 'Portrait of a Woman Reading' },
+		],
+	},
+	message: 'OK',
+});
+
+/** decodeURIComponent, or undefined for text that is not valid URL encoding. */
+export function decode(text: string): string | undefined {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The headers as "name: value" lines. */
+export const headerLines = (headers: RecordedRequest['headers']) =>
+	Object.entries(headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
 
 /** First value of a query parameter. */
 export function one(query: Record<string, string | string[]>, name: string): string | undefined {
@@ -237,24 +260,12 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 				'text/html; charset=utf-8',
 			);
 		}
-		case 'truncated': {
-			const whole = JSON.stringify({
-				status: 'success',
-				data: {
-					info: { totalrecords: 2, page: 1 },
-					records: [
-						{ objectid: 1, title: 'Landscape with a River at Dusk' },
-						{ objectid: 2, title: 'Portrait of a Woman Reading' },
-					],
-				},
-				message: 'OK',
-			});
+		case 'truncated':
 			return {
 				status: 200,
 				headers: { 'content-type': 'application/json; charset=utf-8' },
-				body: whole.slice(0, Math.floor(whole.length / 2)),
+				body: sampleAnswer.slice(0, Math.floor(sampleAnswer.length / 2)),
 			};
-		}
 		case 'notJson':
 			return text(200, "Congratulations! You've fired the event");
 		case 'envelope':
@@ -271,13 +282,10 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 }
 
 function echoHeaders(status: number, recorded: RecordedRequest): Reply {
-	const list = Object.entries(recorded.headers).map(
-		([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`,
-	);
 	return json(status, {
 		status: status >= 500 ? 'error' : 'fail',
 		data: null,
-		message: `Request rejected; received headers: ${list.join('; ')}`,
+		message: `Request rejected; received headers: ${headerLines(recorded.headers).join('; ')}`,
 		debug: { method: recorded.method, path: recorded.path, headers: recorded.headers },
 	});
 }
@@ -391,7 +399,7 @@ export async function createTestServer<M extends BaseMode>(
 				mode.unauthorizedAlways ||
 				(setup.requireKey && !hasValidBearer(req.headers, apiKey))
 			)
-				reply = unauthorized();
+				reply = failEnvelope(401, 'Invalid API key');
 			else {
 				try {
 					reply = await setup.handle({ req, url, recorded, mode, baseUrl });

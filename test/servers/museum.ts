@@ -24,9 +24,6 @@ export interface MuseumMode extends BaseMode {
 	duplicateAcrossPages: boolean;
 	/** `info` has only page, next and prev links (no totalrecords, no pages): a client can only follow `next`. */
 	linksOnly: boolean;
-	/** Ignore `limit` and its cap: every page holds up to `hugePageSize` records. */
-	hugePage: boolean;
-	hugePageSize: number;
 	/** envelope: data.records (default); plain: body is {info, records} (Harvard's default); dataArray: data is the array; bareArray: body is the array; weird: data is {items, info}. */
 	shape: 'envelope' | 'plain' | 'dataArray' | 'bareArray' | 'weird';
 }
@@ -36,8 +33,6 @@ export interface MuseumServerOptions {
 	apiKey?: string;
 	/** Base of the image host (e.g. imageHost.url): images become `${imageBaseUrl}/images/<objectid>.<jpg|png>`. Without it image URLs are null. */
 	imageBaseUrl?: string;
-	/** Default 1000. */
-	hugePageSize?: number;
 	/** Default true. */
 	requireKey?: boolean;
 	/**
@@ -190,9 +185,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		modeDefaults: {
 			endlessNext: false,
 			duplicateAcrossPages: false,
-			hugePage: false,
 			linksOnly: false,
-			hugePageSize: options.hugePageSize ?? 1000,
 			shape: harvard ? 'plain' : 'envelope',
 		},
 		handle({ req, url, recorded, mode, baseUrl }) {
@@ -208,7 +201,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					? positiveInt(one(query, 'size'), 'size')
 					: positiveInt(one(query, 'limit') ?? one(query, 'size'), 'limit')) ?? 10;
 			const page = positiveInt(one(query, 'page'), 'page') ?? 1;
-			const size = mode.hugePage ? mode.hugePageSize : Math.min(requested, MAX_PAGE_SIZE);
+			const size = Math.min(requested, MAX_PAGE_SIZE);
 			const fields = one(query, 'fields')
 				?.split(',')
 				.map((f) => f.trim())

@@ -10,6 +10,7 @@ import {
 	Reply,
 	TestServer,
 	createTestServer,
+	decode,
 	failEnvelope,
 	json,
 	one,
@@ -61,12 +62,8 @@ export async function startTriggerServer(
 			if (!m) return failEnvelope(404, `Not found: ${url.pathname}`);
 			if (req.method !== 'POST')
 				return failEnvelope(405, 'Method not allowed: use POST', { allow: 'POST' });
-			let event: string;
-			try {
-				event = decodeURIComponent(m[1] ?? '');
-			} catch {
-				throw new HttpError(400, 'event is not valid URL encoding');
-			}
+			const event = decode(m[1] ?? '');
+			if (event === undefined) throw new HttpError(400, 'event is not valid URL encoding');
 			if (event && !EVENT_RE.test(event))
 				throw new HttpError(400, 'event may only contain letters, digits, "_", "-" and "."');
 			if (recorded.body.trim() && recorded.json === undefined)
