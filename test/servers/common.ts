@@ -7,13 +7,7 @@ import * as http from 'http';
 import * as path from 'path';
 import type { AddressInfo } from 'net';
 import { Limiter, RateLimit, Verdict } from './ratelimit';
-import {
-	RedirectFault,
-	RedirectStatus,
-	hostileFault,
-	isHostileFault,
-	redirectFault,
-} from './hostile';
+import { RedirectFault, hostileFault, isHostileFault, redirectFault } from './hostile';
 
 export interface RecordedRequest {
 	method: string;
@@ -76,7 +70,7 @@ export interface BaseMode {
 	 * Every request (without a queued fault) is redirected: `{n}` in the location is replaced by a running number
 	 * (endless distinct hops); a fixed location to the same path makes a loop.
 	 */
-	redirectAlways?: { status: RedirectStatus; location: string; keepQuery?: boolean };
+	redirectAlways?: Omit<RedirectFault, 'kind'>;
 }
 
 export interface TestServer<M extends BaseMode = BaseMode> {

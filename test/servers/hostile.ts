@@ -1,21 +1,12 @@
 /**
  * Hostile answers for every test server (queued with `fail(...)`, or the persistent `redirectAlways` mode) and a
  * key catcher: a server on another port (another origin) that records whether the API key ever reached it.
- *
- * - redirect: 301/302/303/307/308 to an absolute URL or a path on the same server;
- * - trickle: 200 with JSON headers at once, then a never-ending JSON string a few bytes at a time;
- * - gzipBomb: a small gzip body that inflates to gigabytes (built once per size, never held inflated);
- * - oversized: a plain valid JSON answer of `bytes`, with content-length or chunked;
- * - halfBody: content-length of the whole answer, half of it sent, then the socket destroyed.
- *
- * None of them is processed by the service (no trigger delivery). The request records `fault` and, when the client
- * hung up before a streamed answer ended, `clientGoneAt`.
+ * The `Fault` type (common.ts) describes each. None is processed by the service (no trigger delivery); the request
+ * records `fault` and, when the client hung up before a streamed answer ended, `clientGoneAt`.
  */
-import * as http from 'http';
-import type { AddressInfo } from 'net';
-import * as zlib from 'zlib';
-
+import type * as http from 'http';
 import { Readable } from 'stream';
+import * as zlib from 'zlib';
 
 import type { BaseMode, Fault, RecordedRequest, TestServer } from './common';
 import {
@@ -38,22 +29,15 @@ export interface RedirectFault {
 	keepQuery?: boolean;
 }
 
-export type HostileFault = Extract<
-	Fault,
-	{ kind: 'redirect' | 'trickle' | 'gzipBomb' | 'oversized' | 'halfBody' }
->;
-
-const HOSTILE_KINDS = new Set<string>(['redirect', 'trickle', 'gzipBomb', 'oversized', 'halfBody']);
+const HOSTILE_KINDS = ['redirect', 'trickle', 'gzipBomb', 'oversized', 'halfBody'] as const;
+export type HostileFault = Extract<Fault, { kind: (typeof HOSTILE_KINDS)[number] }>;
 
 export function isHostileFault(fault: Fault): fault is HostileFault {
-	return HOSTILE_KINDS.has(fault.kind);
+	return (HOSTILE_KINDS as readonly string[]).includes(fault.kind);
 }
 
 /** The fault of the `redirectAlways` mode for the n-th redirected request (`{n}` in the location becomes n). */
-export function redirectFault(
-	mode: { status: RedirectStatus; location: string; keepQuery?: boolean },
-	n: number,
-): RedirectFault {
+export function redirectFault(mode: Omit<RedirectFault, 'kind'>, n: number): RedirectFault {
 	return { kind: 'redirect', ...mode, location: mode.location.split('{n}').join(String(n)) };
 }
 
@@ -226,30 +210,20 @@ export interface KeyCatcher extends TestServer {
 	readonly sawKey: number;
 }
 
-export interface KeyCatcherOptions {
-	/** The key text to look for. Default DEFAULT_API_KEY. */
-	apiKey?: string;
-}
-
 /**
  * A server on its own port (another origin than every service) that records every request and whether it carried
  * the API key. It answers 200 with `{"status":"success","data":{"info":{"pages":0},"records":[]},"message":"OK"}`,
- * or a PNG for paths ending in .png/.jpg/.jpeg (or with ?image).
+ * or a PNG for paths ending in .png/.jpg/.jpeg (or with ?image). `apiKey`: the key text to look for.
  */
-export async function startKeyCatcher(options: KeyCatcherOptions = {}): Promise<KeyCatcher> {
+export async function startKeyCatcher(options: { apiKey?: string } = {}): Promise<KeyCatcher> {
 	const apiKey = options.apiKey ?? DEFAULT_API_KEY;
 	const server = await createTestServer<BaseMode>({
 		requireKey: false,
 		handle({ req, url, recorded }) {
 			const raw = req.url ?? '';
-			const texts = [
-				headerLines(recorded.headers).join('\n'),
-				raw,
-				decode(raw) ?? raw,
-				recorded.body,
-			];
+			const seen = [...headerLines(recorded.headers), raw, decode(raw), recorded.body].join('\n');
 			(recorded as CaughtRequest).hadKey =
-				recorded.headers.authorization !== undefined || texts.some((t) => t.includes(apiKey));
+				recorded.headers.authorization !== undefined || seen.includes(apiKey);
 			return /\.(png|jpe?g)$/i.test(url.pathname) || url.searchParams.has('image')
 				? { status: 200, headers: { 'content-type': 'image/png' }, body: TINY_PNG }
 				: success({ info: { pages: 0 }, records: [] });
