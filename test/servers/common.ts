@@ -241,7 +241,7 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 			const body = typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body);
 			const type =
 				fault.contentType ??
-				(typeof fault.body === 'string' && !looksLikeJson(body)
+				(typeof fault.body === 'string' && parseJson(body) === undefined
 					? 'text/plain; charset=utf-8'
 					: 'application/json; charset=utf-8');
 			return { status: fault.status, headers: { ...headers, 'content-type': type }, body };
@@ -284,12 +284,12 @@ function echoHeaders(status: number, recorded: RecordedRequest): Reply {
 	});
 }
 
-function looksLikeJson(s: string): boolean {
+/** The JSON value of a text, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
 	try {
-		JSON.parse(s);
-		return true;
+		return JSON.parse(text) as unknown;
 	} catch {
-		return false;
+		return undefined;
 	}
 }
 
@@ -332,26 +332,10 @@ export async function createTestServer<M extends BaseMode>(
 		return limiter.admit();
 	}
 
-	async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const verdict = admit(); // at arrival, before anything else
-		try {
-			await answer(req, res, verdict);
-		} finally {
-			verdict?.done();
-		}
-	}
-
 	async function answer(req: http.IncomingMessage, res: http.ServerResponse, verdict?: Verdict) {
 		const body = await readBody(req);
 		const url = new URL(req.url ?? '/', baseUrl);
-		let parsed: unknown;
-		if (body.trim()) {
-			try {
-				parsed = JSON.parse(body);
-			} catch {
-				parsed = undefined;
-			}
-		}
+		const parsed = body.trim() ? parseJson(body) : undefined;
 		const recorded: RecordedRequest = {
 			method: req.method ?? 'GET',
 			path: url.pathname,
@@ -417,13 +401,15 @@ export async function createTestServer<M extends BaseMode>(
 	const server = http.createServer((req, res) => {
 		const started = epoch;
 		maxInFlight = Math.max(maxInFlight, ++inFlight);
-		respond(req, res)
+		const verdict = admit(); // at arrival, before anything else
+		answer(req, res, verdict)
 			.catch((err: unknown) => {
 				if (!res.headersSent && !res.destroyed)
 					send(res, failEnvelope(500, `test server error: ${String(err)}`));
 				else res.destroy();
 			})
 			.finally(() => {
+				verdict?.done();
 				if (started === epoch) inFlight--;
 			});
 	});

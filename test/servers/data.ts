@@ -502,10 +502,6 @@ function readFixture<T>(name: string): T {
 	return fixtureCache.get(name) as T;
 }
 
-/** Quotable-style slug: "Famous Quotes" -> "famous-quotes", "selfHelp" -> "self-help". */
-export function slugify(s: string): string {
-	return normaliseTagText(s).replace(/ /g, '-');
-}
 /** Lower-case words joined by single spaces ("famous-quotes", "Famous Quotes", "famousQuotes" -> "famous quotes"). */
 export function normaliseTagText(s: string): string {
 	return s
@@ -542,7 +538,7 @@ export function loadQuoteTags(source: 'auto' | 'real' | 'fixture' = 'auto'): Quo
 		realTags = tags.map((t) => ({
 			_id: t._id,
 			name: t.name,
-			slug: slugify(t.name),
+			slug: normaliseTagText(t.name).replace(/ /g, '-'), // Quotable's slugs: "Self Help" -> "self-help"
 			quoteCount: counts.get(t.name) ?? 0,
 			dateAdded: new Date(from + (hash32(t._id) % (span / 86_400_000)) * 86_400_000)
 				.toISOString()
