@@ -411,11 +411,7 @@ export function mapCmoaRecord(
 
 // ---------------------------------------------------------------- loaders (lazy, cached)
 
-interface CacheEntry {
-	records: MuseumRecord[];
-	complete: boolean;
-}
-const jsonlCache = new Map<string, CacheEntry>();
+const jsonlCache = new Map<string, { records: MuseumRecord[]; complete: boolean }>();
 
 /**
  * Map up to `max` lines of a gzipped JSONL file; caches what was mapped (re-reads only when more is needed).

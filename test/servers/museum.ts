@@ -35,10 +35,7 @@ export interface MuseumServerOptions {
 	imageBaseUrl?: string;
 	/** Default true. */
 	requireKey?: boolean;
-	/**
-	 * Harvard Art Museums API: the key only as the `apikey` query parameter (a Bearer header alone, or a wrong key,
-	 * gets 401), pages of `size` (default 10, at most 100; `limit` is ignored), `shape` 'plain' by default.
-	 */
+	/** Be the Harvard Art Museums API (see harvard.ts). */
 	harvard?: boolean;
 }
 
@@ -46,15 +43,6 @@ export type MuseumServer = TestServer<MuseumMode>;
 
 export const MAX_PAGE_SIZE = 100;
 export const COLOR_DISTANCE = 60;
-
-interface Indexed {
-	record: MuseumRecord;
-	text: string;
-	people: string;
-	classification: string;
-	period: string;
-	rgb: Array<[number, number, number]>;
-}
 
 const lc = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
 /** `a|b|any` -> predicate over a lowercase field value ('' = null). */
@@ -68,7 +56,7 @@ function listMatcher(value: string, exact: boolean): (field: string) => boolean 
 }
 
 export async function startMuseumServer(options: MuseumServerOptions): Promise<MuseumServer> {
-	const index: Indexed[] = options.records.map((record) => {
+	const index = options.records.map((record) => {
 		const people = record.people.map((p) => `${lc(p.name)}\n${lc(p.displayname)}`).join('\n');
 		return {
 			record,
@@ -102,7 +90,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		const hit = cache.get(key);
 		if (hit) return hit;
 
-		const tests: Array<(x: Indexed) => boolean> = [];
+		const tests: Array<(x: (typeof index)[number]) => boolean> = [];
 		const q = get('q');
 		if (q) {
 			const terms = q.toLowerCase().split(/\s+/);

@@ -12,9 +12,9 @@ import {
 	createTestServer,
 	decode,
 	failEnvelope,
-	json,
 	one,
 	positiveInt,
+	success,
 } from './common';
 
 export interface Delivery {
@@ -72,12 +72,7 @@ export async function startTriggerServer(
 			const key = req.headers['idempotency-key'];
 			const idempotencyKey = Array.isArray(key) ? key[0] : key;
 			const first = idempotencyKey !== undefined ? answered.get(idempotencyKey) : undefined;
-			if (first)
-				return json(200, {
-					status: 'success',
-					data: { ...first, duplicate: true },
-					message: `Fired ${first.event}`,
-				});
+			if (first) return success({ ...first, duplicate: true }, `Fired ${first.event}`);
 
 			const body = recorded.json ?? null;
 			const fromBody =
@@ -108,11 +103,7 @@ export async function startTriggerServer(
 				...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
 			};
 			if (idempotencyKey !== undefined) answered.set(idempotencyKey, data);
-			return json(200, {
-				status: 'success',
-				data: { ...data, duplicate: false },
-				message: `Fired ${event}`,
-			});
+			return success({ ...data, duplicate: false }, `Fired ${event}`);
 		},
 	});
 	return Object.assign(server, { deliveries });
