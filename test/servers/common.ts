@@ -235,8 +235,7 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 			if (fault.body === undefined) {
 				const message =
 					fault.status === 429 ? 'Too many requests' : (STATUS_TEXT[fault.status] ?? 'Error');
-				const envStatus = fault.status === 429 || fault.status < 500 ? 'fail' : 'error';
-				return json(fault.status, { status: envStatus, data: null, message }, headers);
+				return failEnvelope(fault.status, message, headers);
 			}
 			const body = typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body);
 			const type =
@@ -366,7 +365,7 @@ export async function createTestServer<M extends BaseMode>(
 					: undefined;
 		if (hostile) {
 			recorded.fault = hostile.kind;
-			await hostileFault(hostile, { req, res, url, recorded });
+			await hostileFault(hostile, { res, url, recorded });
 			return;
 		}
 
@@ -472,7 +471,7 @@ function forgetBudgets(): void {
 	if (fs.existsSync(BUDGETS)) (require(BUDGETS) as { forgetBudgets(): void }).forgetBudgets();
 }
 
-function send(res: http.ServerResponse, reply: Reply): void {
+export function send(res: http.ServerResponse, reply: Reply): void {
 	if (res.destroyed || res.writableEnded) return;
 	const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
 	res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });

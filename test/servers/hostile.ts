@@ -8,13 +8,15 @@ import type * as http from 'http';
 import { Readable } from 'stream';
 import * as zlib from 'zlib';
 
-import type { BaseMode, Fault, RecordedRequest, TestServer } from './common';
+import type { BaseMode, Fault, RecordedRequest, RequestContext, TestServer } from './common';
 import {
 	DEFAULT_API_KEY,
 	createTestServer,
 	decode,
+	failEnvelope,
 	headerLines,
 	sampleAnswer,
+	send,
 	success,
 } from './common';
 
@@ -41,13 +43,6 @@ export function redirectFault(mode: Omit<RedirectFault, 'kind'>, n: number): Red
 	return { kind: 'redirect', ...mode, location: mode.location.split('{n}').join(String(n)) };
 }
 
-export interface HostileContext {
-	req: http.IncomingMessage;
-	res: http.ServerResponse;
-	url: URL;
-	recorded: RecordedRequest;
-}
-
 const JSON_TYPE = 'application/json; charset=utf-8';
 export const GIB = 1024 * 1024 * 1024;
 export const MIB = 1024 * 1024;
@@ -58,7 +53,10 @@ const ENDLESS_TAIL = '"}]},"message":"OK"}';
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Answers a request with a hostile fault; resolves when the answer is over (sent, or the client went away). */
-export async function hostileFault(fault: HostileFault, ctx: HostileContext): Promise<void> {
+export async function hostileFault(
+	fault: HostileFault,
+	ctx: Pick<RequestContext<BaseMode>, 'url' | 'recorded'> & { res: http.ServerResponse },
+): Promise<void> {
 	const { res, recorded } = ctx;
 	let selfDestroyed = false;
 	const over = new Promise<void>((resolve) => {
@@ -71,13 +69,7 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 		case 'redirect': {
 			let location = fault.location;
 			if (fault.keepQuery && !location.includes('?')) location += ctx.url.search;
-			const body = JSON.stringify({ status: 'fail', data: null, message: `Moved to ${location}` });
-			res.writeHead(fault.status, {
-				location,
-				'content-type': JSON_TYPE,
-				'content-length': String(Buffer.byteLength(body)),
-			});
-			res.end(body);
+			send(res, failEnvelope(fault.status, `Moved to ${location}`, { location }));
 			break;
 		}
 		case 'trickle': {
@@ -87,13 +79,9 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 			const started = Date.now();
 			const cap = fault.maxMs ?? MAX_TRICKLE_MS;
 			const timer = setInterval(() => {
-				if (res.destroyed) return clearInterval(timer);
-				if (Date.now() - started >= cap) {
-					clearInterval(timer);
-					res.end(ENDLESS_TAIL);
-					return;
-				}
-				res.write('abcd');
+				if (Date.now() - started < cap) return void res.write('abcd');
+				clearInterval(timer);
+				res.end(ENDLESS_TAIL);
 			}, fault.intervalMs);
 			res.on('close', () => clearInterval(timer));
 			break;
@@ -104,13 +92,11 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 				fault.inflatedBytes ?? GIB,
 				type.startsWith('image/') ? 'png' : 'json',
 			);
-			if (res.destroyed) break;
-			res.writeHead(200, {
-				'content-type': type,
-				'content-encoding': 'gzip',
-				'content-length': String(body.length),
+			send(res, {
+				status: 200,
+				headers: { 'content-type': type, 'content-encoding': 'gzip' },
+				body,
 			});
-			res.end(body);
 			break;
 		}
 		case 'oversized': {

@@ -15,8 +15,6 @@ import {
 } from './common';
 import { QuoteTag, loadQuoteTags, normaliseTagText } from './data';
 
-export type QuotesMode = BaseMode;
-
 export interface QuotesServerOptions {
 	/** Default: loadQuoteTags() (real data when present, else the fixture). */
 	tags?: QuoteTag[];
@@ -29,7 +27,7 @@ export interface QuotesServerOptions {
 	quotable?: boolean;
 }
 
-export type QuotesServer = TestServer<QuotesMode>;
+export type QuotesServer = TestServer<BaseMode>;
 
 const SORT_FIELDS = ['name', 'quoteCount', 'dateAdded', 'dateModified'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
@@ -48,7 +46,7 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 			? json(404, { status: 'fail', data: null, message: 'Not found' })
 			: json(404, { statusCode: 404, statusMessage: 'Not Found' });
 
-	return createTestServer<QuotesMode>({
+	return createTestServer<BaseMode>({
 		apiKey: options.apiKey,
 		requireKey: options.requireKey ?? false,
 		handle({ req, url, recorded }) {

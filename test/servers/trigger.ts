@@ -29,15 +29,13 @@ export interface Delivery {
 	at: number;
 }
 
-export type TriggerMode = BaseMode;
-
 export interface TriggerServerOptions {
 	apiKey?: string;
 	/** Default true. */
 	requireKey?: boolean;
 }
 
-export interface TriggerServer extends TestServer<TriggerMode> {
+export interface TriggerServer extends TestServer<BaseMode> {
 	/** One entry per new delivery (also for `reset`/`slow` faults: the automation fired even though the client saw a failure). */
 	deliveries: Delivery[];
 }
@@ -50,7 +48,7 @@ export async function startTriggerServer(
 	const deliveries: Delivery[] = [];
 	const answered = new Map<string, Record<string, unknown>>(); // Idempotency-Key -> first answer's data
 
-	const server = await createTestServer<TriggerMode>({
+	const server = await createTestServer<BaseMode>({
 		apiKey: options.apiKey,
 		requireKey: options.requireKey ?? true,
 		onReset: () => {
