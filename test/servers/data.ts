@@ -18,8 +18,8 @@ const shared = (key: keyof typeof SHARED_FILES) => path.join(SHARED_DATA_DIR, SH
 
 /** True when the real open data (Tate, CMOA, Quotable) is available. */
 export function hasSharedData(): boolean {
-	return Object.keys(SHARED_FILES).every((k) =>
-		fs.existsSync(shared(k as keyof typeof SHARED_FILES)),
+	return Object.values(SHARED_FILES).every((file) =>
+		fs.existsSync(path.join(SHARED_DATA_DIR, file)),
 	);
 }
 
