@@ -206,17 +206,13 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					: [];
 				pages = page + 1;
 				hasNext = true;
-			} else if (mode.duplicateAcrossPages) {
-				const stride = Math.max(1, size - 1); // page p covers [(p-1)*stride, (p-1)*stride + size)
+			} else {
+				// page p covers [(p-1)*stride, (p-1)*stride + size): pages overlap by one with duplicateAcrossPages
+				const stride = mode.duplicateAcrossPages ? Math.max(1, size - 1) : size;
 				const start = (page - 1) * stride;
 				records = found.slice(start, start + size);
 				pages = total <= size ? Math.min(total, 1) : Math.ceil((total - size) / stride) + 1;
 				hasNext = start + size < total;
-			} else {
-				const start = (page - 1) * size;
-				records = found.slice(start, start + size);
-				pages = Math.ceil(total / size);
-				hasNext = page < pages;
 			}
 			const link = (p: number) => {
 				const params = new URLSearchParams(url.searchParams);
