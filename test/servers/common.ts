@@ -225,8 +225,6 @@ export function hasValidBearer(headers: http.IncomingHttpHeaders, apiKey: string
 	return !!m && m[1].trim() === apiKey;
 }
 
-const STATUS_TEXT = http.STATUS_CODES;
-
 function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply | undefined {
 	switch (fault?.kind) {
 		case 'status': {
@@ -234,7 +232,7 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 				fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {};
 			if (fault.body === undefined) {
 				const message =
-					fault.status === 429 ? 'Too many requests' : (STATUS_TEXT[fault.status] ?? 'Error');
+					fault.status === 429 ? 'Too many requests' : (http.STATUS_CODES[fault.status] ?? 'Error');
 				return failEnvelope(fault.status, message, headers);
 			}
 			const body = typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body);
@@ -246,7 +244,7 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 			return { status: fault.status, headers: { ...headers, 'content-type': type }, body };
 		}
 		case 'html': {
-			const title = `${fault.status} ${STATUS_TEXT[fault.status] ?? 'Error'}`;
+			const title = `${fault.status} ${http.STATUS_CODES[fault.status] ?? 'Error'}`;
 			return text(
 				fault.status,
 				`<!DOCTYPE html>\n<html><head><title>${title}</title></head><body>\n<center><h1>${title}</h1></center>\n<hr><center>nginx</center>\n</body></html>\n`,

@@ -46,7 +46,6 @@ export function redirectFault(mode: Omit<RedirectFault, 'kind'>, n: number): Red
 const JSON_TYPE = 'application/json; charset=utf-8';
 export const GIB = 1024 * 1024 * 1024;
 export const MIB = 1024 * 1024;
-const MAX_TRICKLE_MS = 120_000;
 /** A success envelope whose one record's title goes on (trickle, gzip bomb) between these two. */
 const ENDLESS_HEAD = '{"status":"success","data":{"info":{"pages":1},"records":[{"title":"';
 const ENDLESS_TAIL = '"}]},"message":"OK"}';
@@ -77,7 +76,7 @@ export async function hostileFault(
 			res.flushHeaders();
 			res.write(ENDLESS_HEAD);
 			const started = Date.now();
-			const cap = fault.maxMs ?? MAX_TRICKLE_MS;
+			const cap = fault.maxMs ?? 120_000;
 			const timer = setInterval(() => {
 				if (Date.now() - started < cap) return void res.write('abcd');
 				clearInterval(timer);

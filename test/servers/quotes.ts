@@ -5,9 +5,9 @@
  */
 import {
 	BaseMode,
-	Reply,
 	TestServer,
 	createTestServer,
+	failEnvelope,
 	json,
 	one,
 	positiveInt,
@@ -41,11 +41,6 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 		slug: normaliseTagText(`${tag.slug}`),
 	}));
 
-	const notFound = (): Reply =>
-		options.envelope
-			? json(404, { status: 'fail', data: null, message: 'Not found' })
-			: json(404, { statusCode: 404, statusMessage: 'Not Found' });
-
 	return createTestServer<BaseMode>({
 		apiKey: options.apiKey,
 		requireKey: options.requireKey ?? false,
@@ -54,7 +49,9 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 				url.pathname.replace(/\/+$/, '') !== '/tags' ||
 				(req.method !== 'GET' && req.method !== 'HEAD')
 			)
-				return notFound();
+				return options.envelope
+					? failEnvelope(404, 'Not found')
+					: json(404, { statusCode: 404, statusMessage: 'Not Found' });
 			const query = options.quotable ? { ...recorded.query, q: '', limit: '' } : recorded.query;
 			const limit = positiveInt(one(query, 'limit'), 'limit');
 			const sortBy: SortField = SORT_FIELDS.find((f) => f === one(query, 'sortBy')) ?? 'name';
