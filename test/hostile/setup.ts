@@ -76,9 +76,7 @@ export const GETS: Kind[] = ['museum', 'quotes'];
 /** What a deadline or Stop may take beyond its nominal time on a loaded machine (still far below an endless wait). */
 export const LATE = 4000;
 
-export function serverOf(s: Services, kind: Kind): TestServer {
-	return s[kind] as TestServer;
-}
+export const serverOf = (s: Services, kind: Kind): TestServer => s[kind];
 
 /** The node's own parameters for a simple call (3 records or tags; trigger: event "hostile"). */
 function paramsOf(kind: Kind, options: IDataObject = {}, extra: IDataObject = {}): IDataObject {
