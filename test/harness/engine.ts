@@ -35,7 +35,6 @@ import type {
 	IRun,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import {
 	ICredentialsHelper,
@@ -46,8 +45,6 @@ import {
 } from 'n8n-workflow';
 
 export const ROOT = path.resolve(__dirname, '../..');
-/** The built package the engine loads: this checkout, or another build given in TRIPTYCH_PACKAGE_DIR */
-const PACKAGE_ROOT = process.env.TRIPTYCH_PACKAGE_DIR ?? ROOT;
 export const PACKAGE = 'n8n-nodes-triptych';
 export const CREDENTIAL = 'triptychApi';
 
@@ -90,10 +87,10 @@ let loaded: { pkg: PackageDirectoryLoader; base: DirectoryLoader } | undefined;
 /** Loads the built package from dist/ exactly as n8n does (build first: `npm run build`). */
 export async function loadPackage() {
 	if (loaded) return loaded;
-	if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/nodes'))) {
+	if (!fs.existsSync(path.join(ROOT, 'dist/nodes'))) {
 		throw new Error('dist/ is missing: run `npm run build` before the tests');
 	}
-	const pkg = new PackageDirectoryLoader(PACKAGE_ROOT);
+	const pkg = new PackageDirectoryLoader(ROOT);
 	await pkg.loadAll();
 	const base = new PackageDirectoryLoader(
 		path.dirname(require.resolve('n8n-nodes-base/package.json')),
@@ -253,10 +250,8 @@ function makeAdditionalData(
 
 let executionCounter = 0;
 
-/** Runs a workflow from its trigger node through n8n's WorkflowExecute and returns every node's output. */
 export interface RunOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
-	mode?: WorkflowExecuteMode;
 	/** Pinned output per node name (n8n's "pin data"): e.g. several input items for the trigger */
 	pinData?: Record<string, IDataObject[]>;
 	/**
@@ -267,11 +262,12 @@ export interface RunOptions {
 	onStart?: (stop: () => void) => void;
 }
 
+/** Runs a workflow from its trigger node through n8n's WorkflowExecute and returns every node's output. */
 export async function runWorkflow(
 	spec: WorkflowSpec,
 	options: RunOptions = {},
 ): Promise<RunResult> {
-	const { credentials = {}, mode = 'manual' } = options;
+	const { credentials = {} } = options;
 	const { pkg, base } = await loadPackage();
 	const nodeTypes = new HarnessNodeTypes({ [PACKAGE]: pkg, 'n8n-nodes-base': base });
 	const credentialTypes = Object.fromEntries(
@@ -288,7 +284,7 @@ export async function runWorkflow(
 		settings: spec.settings,
 	});
 	const executionId = String(executionCounter);
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
 		id: workflow.id,
 		name: 'harness',
 		nodes: spec.nodes,
@@ -335,7 +331,7 @@ export async function runWorkflow(
 			nodeExecutionStack: [{ node: start, data: { main: [[{ json: {} }]] }, source: null }],
 		},
 	});
-	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
+	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
 	const execution = execute.processRunExecutionData(workflow);
 	options.onStart?.(() => execution.cancel());
 	await execution;

@@ -65,8 +65,6 @@ export function useServices(prepare?: () => Promise<unknown>) {
 	});
 }
 
-export type AllServices = ReturnType<typeof useServices>;
-
 /** How each node's errors name its service. */
 export const NAME: Record<Kind, string> = {
 	museum: 'museum service',
@@ -78,11 +76,8 @@ export const GETS: Kind[] = ['museum', 'quotes'];
 /** What a deadline or Stop may take beyond its nominal time on a loaded machine (still far below an endless wait). */
 export const LATE = 4000;
 
-export function serverOf(s: Services, kind: Kind): TestServer {
-	return s[kind] as TestServer;
-}
+export const serverOf = (s: Services, kind: Kind): TestServer => s[kind];
 
-/** The node's own parameters for a simple call (museum: 3 records; quotes: 3 tags; trigger: event "hostile"). */
 /** The node's own parameters for a simple call (3 records or tags; trigger: event "hostile"). */
 function paramsOf(kind: Kind, options: IDataObject = {}, extra: IDataObject = {}): IDataObject {
 	return { ...(kind === 'trigger' ? { event: 'hostile' } : { limit: 3 }), options, ...extra };

@@ -7,13 +7,7 @@ import * as http from 'http';
 import * as path from 'path';
 import type { AddressInfo } from 'net';
 import { Limiter, RateLimit, Verdict } from './ratelimit';
-import {
-	RedirectFault,
-	RedirectStatus,
-	hostileFault,
-	isHostileFault,
-	redirectFault,
-} from './hostile';
+import { RedirectFault, hostileFault, isHostileFault, redirectFault } from './hostile';
 
 export interface RecordedRequest {
 	method: string;
@@ -76,7 +70,7 @@ export interface BaseMode {
 	 * Every request (without a queued fault) is redirected: `{n}` in the location is replaced by a running number
 	 * (endless distinct hops); a fixed location to the same path makes a loop.
 	 */
-	redirectAlways?: { status: RedirectStatus; location: string; keepQuery?: boolean };
+	redirectAlways?: Omit<RedirectFault, 'kind'>;
 }
 
 export interface TestServer<M extends BaseMode = BaseMode> {
@@ -162,8 +156,31 @@ export const failEnvelope = (
 ): Reply =>
 	json(status, { status: status >= 500 ? 'error' : 'fail', data: null, message }, headers);
 
-export const unauthorized = (): Reply =>
-	json(401, { status: 'fail', data: null, message: 'Invalid API key' });
+/** A two-record success envelope, for answers that are cut short. */
+export const sampleAnswer = JSON.stringify({
+	status: 'success',
+	data: {
+		info: { totalrecords: 2, pages: 1, page: 1 },
+		records: [
+			{ objectid: 1, title: 'Landscape with a River at Dusk' },
+			{ objectid: 2, title: 'Portrait of a Woman Reading' },
+		],
+	},
+	message: 'OK',
+});
+
+/** decodeURIComponent, or undefined for text that is not valid URL encoding. */
+export function decode(text: string): string | undefined {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The headers as "name: value" lines. */
+export const headerLines = (headers: RecordedRequest['headers']) =>
+	Object.entries(headers).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
 
 /** First value of a query parameter. */
 export function one(query: Record<string, string | string[]>, name: string): string | undefined {
@@ -208,8 +225,6 @@ export function hasValidBearer(headers: http.IncomingHttpHeaders, apiKey: string
 	return !!m && m[1].trim() === apiKey;
 }
 
-const STATUS_TEXT = http.STATUS_CODES;
-
 function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply | undefined {
 	switch (fault?.kind) {
 		case 'status': {
@@ -217,44 +232,31 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 				fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {};
 			if (fault.body === undefined) {
 				const message =
-					fault.status === 429 ? 'Too many requests' : (STATUS_TEXT[fault.status] ?? 'Error');
-				const envStatus = fault.status === 429 || fault.status < 500 ? 'fail' : 'error';
-				return json(fault.status, { status: envStatus, data: null, message }, headers);
+					fault.status === 429 ? 'Too many requests' : (http.STATUS_CODES[fault.status] ?? 'Error');
+				return failEnvelope(fault.status, message, headers);
 			}
 			const body = typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body);
 			const type =
 				fault.contentType ??
-				(typeof fault.body === 'string' && !looksLikeJson(body)
+				(typeof fault.body === 'string' && parseJson(body) === undefined
 					? 'text/plain; charset=utf-8'
 					: 'application/json; charset=utf-8');
 			return { status: fault.status, headers: { ...headers, 'content-type': type }, body };
 		}
 		case 'html': {
-			const title = `${fault.status} ${STATUS_TEXT[fault.status] ?? 'Error'}`;
+			const title = `${fault.status} ${http.STATUS_CODES[fault.status] ?? 'Error'}`;
 			return text(
 				fault.status,
 				`<!DOCTYPE html>\n<html><head><title>${title}</title></head><body>\n<center><h1>${title}</h1></center>\n<hr><center>nginx</center>\n</body></html>\n`,
 				'text/html; charset=utf-8',
 			);
 		}
-		case 'truncated': {
-			const whole = JSON.stringify({
-				status: 'success',
-				data: {
-					info: { totalrecords: 2, page: 1 },
-					records: [
-						{ objectid: 1, title: 'Landscape with a River at Dusk' },
-						{ objectid: 2, title: 'Portrait of a Woman Reading' },
-					],
-				},
-				message: 'OK',
-			});
+		case 'truncated':
 			return {
 				status: 200,
 				headers: { 'content-type': 'application/json; charset=utf-8' },
-				body: whole.slice(0, Math.floor(whole.length / 2)),
+				body: sampleAnswer.slice(0, Math.floor(sampleAnswer.length / 2)),
 			};
-		}
 		case 'notJson':
 			return text(200, "Congratulations! You've fired the event");
 		case 'envelope':
@@ -271,23 +273,20 @@ function faultReply(fault: Fault | undefined, recorded: RecordedRequest): Reply 
 }
 
 function echoHeaders(status: number, recorded: RecordedRequest): Reply {
-	const list = Object.entries(recorded.headers).map(
-		([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`,
-	);
 	return json(status, {
 		status: status >= 500 ? 'error' : 'fail',
 		data: null,
-		message: `Request rejected; received headers: ${list.join('; ')}`,
+		message: `Request rejected; received headers: ${headerLines(recorded.headers).join('; ')}`,
 		debug: { method: recorded.method, path: recorded.path, headers: recorded.headers },
 	});
 }
 
-function looksLikeJson(s: string): boolean {
+/** The JSON value of a text, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
 	try {
-		JSON.parse(s);
-		return true;
+		return JSON.parse(text) as unknown;
 	} catch {
-		return false;
+		return undefined;
 	}
 }
 
@@ -330,26 +329,10 @@ export async function createTestServer<M extends BaseMode>(
 		return limiter.admit();
 	}
 
-	async function respond(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-		const verdict = admit(); // at arrival, before anything else
-		try {
-			await answer(req, res, verdict);
-		} finally {
-			verdict?.done();
-		}
-	}
-
 	async function answer(req: http.IncomingMessage, res: http.ServerResponse, verdict?: Verdict) {
 		const body = await readBody(req);
 		const url = new URL(req.url ?? '/', baseUrl);
-		let parsed: unknown;
-		if (body.trim()) {
-			try {
-				parsed = JSON.parse(body);
-			} catch {
-				parsed = undefined;
-			}
-		}
+		const parsed = body.trim() ? parseJson(body) : undefined;
 		const recorded: RecordedRequest = {
 			method: req.method ?? 'GET',
 			path: url.pathname,
@@ -380,7 +363,7 @@ export async function createTestServer<M extends BaseMode>(
 					: undefined;
 		if (hostile) {
 			recorded.fault = hostile.kind;
-			await hostileFault(hostile, { req, res, url, recorded });
+			await hostileFault(hostile, { res, url, recorded });
 			return;
 		}
 
@@ -391,7 +374,7 @@ export async function createTestServer<M extends BaseMode>(
 				mode.unauthorizedAlways ||
 				(setup.requireKey && !hasValidBearer(req.headers, apiKey))
 			)
-				reply = unauthorized();
+				reply = failEnvelope(401, 'Invalid API key');
 			else {
 				try {
 					reply = await setup.handle({ req, url, recorded, mode, baseUrl });
@@ -415,13 +398,15 @@ export async function createTestServer<M extends BaseMode>(
 	const server = http.createServer((req, res) => {
 		const started = epoch;
 		maxInFlight = Math.max(maxInFlight, ++inFlight);
-		respond(req, res)
+		const verdict = admit(); // at arrival, before anything else
+		answer(req, res, verdict)
 			.catch((err: unknown) => {
 				if (!res.headersSent && !res.destroyed)
 					send(res, failEnvelope(500, `test server error: ${String(err)}`));
 				else res.destroy();
 			})
 			.finally(() => {
+				verdict?.done();
 				if (started === epoch) inFlight--;
 			});
 	});
@@ -484,7 +469,7 @@ function forgetBudgets(): void {
 	if (fs.existsSync(BUDGETS)) (require(BUDGETS) as { forgetBudgets(): void }).forgetBudgets();
 }
 
-function send(res: http.ServerResponse, reply: Reply): void {
+export function send(res: http.ServerResponse, reply: Reply): void {
 	if (res.destroyed || res.writableEnded) return;
 	const body = typeof reply.body === 'string' ? Buffer.from(reply.body, 'utf8') : reply.body;
 	res.writeHead(reply.status, { ...reply.headers, 'content-length': String(body.length) });

@@ -18,8 +18,8 @@ const shared = (key: keyof typeof SHARED_FILES) => path.join(SHARED_DATA_DIR, SH
 
 /** True when the real open data (Tate, CMOA, Quotable) is available. */
 export function hasSharedData(): boolean {
-	return Object.keys(SHARED_FILES).every((k) =>
-		fs.existsSync(shared(k as keyof typeof SHARED_FILES)),
+	return Object.values(SHARED_FILES).every((file) =>
+		fs.existsSync(path.join(SHARED_DATA_DIR, file)),
 	);
 }
 
@@ -411,11 +411,7 @@ export function mapCmoaRecord(
 
 // ---------------------------------------------------------------- loaders (lazy, cached)
 
-interface CacheEntry {
-	records: MuseumRecord[];
-	complete: boolean;
-}
-const jsonlCache = new Map<string, CacheEntry>();
+const jsonlCache = new Map<string, { records: MuseumRecord[]; complete: boolean }>();
 
 /**
  * Map up to `max` lines of a gzipped JSONL file; caches what was mapped (re-reads only when more is needed).
@@ -502,10 +498,6 @@ function readFixture<T>(name: string): T {
 	return fixtureCache.get(name) as T;
 }
 
-/** Quotable-style slug: "Famous Quotes" -> "famous-quotes", "selfHelp" -> "self-help". */
-export function slugify(s: string): string {
-	return normaliseTagText(s).replace(/ /g, '-');
-}
 /** Lower-case words joined by single spaces ("famous-quotes", "Famous Quotes", "famousQuotes" -> "famous quotes"). */
 export function normaliseTagText(s: string): string {
 	return s
@@ -542,7 +534,7 @@ export function loadQuoteTags(source: 'auto' | 'real' | 'fixture' = 'auto'): Quo
 		realTags = tags.map((t) => ({
 			_id: t._id,
 			name: t.name,
-			slug: slugify(t.name),
+			slug: normaliseTagText(t.name).replace(/ /g, '-'), // Quotable's slugs: "Self Help" -> "self-help"
 			quoteCount: counts.get(t.name) ?? 0,
 			dateAdded: new Date(from + (hash32(t._id) % (span / 86_400_000)) * 86_400_000)
 				.toISOString()

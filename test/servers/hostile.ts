@@ -1,22 +1,24 @@
 /**
  * Hostile answers for every test server (queued with `fail(...)`, or the persistent `redirectAlways` mode) and a
  * key catcher: a server on another port (another origin) that records whether the API key ever reached it.
- *
- * - redirect: 301/302/303/307/308 to an absolute URL or a path on the same server;
- * - trickle: 200 with JSON headers at once, then a never-ending JSON string a few bytes at a time;
- * - gzipBomb: a small gzip body that inflates to gigabytes (built once per size, never held inflated);
- * - oversized: a plain valid JSON answer of `bytes`, with content-length or chunked;
- * - halfBody: content-length of the whole answer, half of it sent, then the socket destroyed.
- *
- * None of them is processed by the service (no trigger delivery). The request records `fault` and, when the client
- * hung up before a streamed answer ended, `clientGoneAt`.
+ * The `Fault` type (common.ts) describes each. None is processed by the service (no trigger delivery); the request
+ * records `fault` and, when the client hung up before a streamed answer ended, `clientGoneAt`.
  */
-import * as http from 'http';
-import type { AddressInfo } from 'net';
+import type * as http from 'http';
+import { Readable } from 'stream';
 import * as zlib from 'zlib';
 
-import type { Fault, RecordedRequest } from './common';
-import { DEFAULT_API_KEY, parseQuery, readBody } from './common';
+import type { BaseMode, Fault, RecordedRequest, RequestContext, TestServer } from './common';
+import {
+	DEFAULT_API_KEY,
+	createTestServer,
+	decode,
+	failEnvelope,
+	headerLines,
+	sampleAnswer,
+	send,
+	success,
+} from './common';
 
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308;
 
@@ -29,39 +31,31 @@ export interface RedirectFault {
 	keepQuery?: boolean;
 }
 
-export type HostileFault = Extract<
-	Fault,
-	{ kind: 'redirect' | 'trickle' | 'gzipBomb' | 'oversized' | 'halfBody' }
->;
-
-const HOSTILE_KINDS = new Set<string>(['redirect', 'trickle', 'gzipBomb', 'oversized', 'halfBody']);
+const HOSTILE_KINDS = ['redirect', 'trickle', 'gzipBomb', 'oversized', 'halfBody'] as const;
+export type HostileFault = Extract<Fault, { kind: (typeof HOSTILE_KINDS)[number] }>;
 
 export function isHostileFault(fault: Fault): fault is HostileFault {
-	return HOSTILE_KINDS.has(fault.kind);
+	return (HOSTILE_KINDS as readonly string[]).includes(fault.kind);
 }
 
 /** The fault of the `redirectAlways` mode for the n-th redirected request (`{n}` in the location becomes n). */
-export function redirectFault(
-	mode: { status: RedirectStatus; location: string; keepQuery?: boolean },
-	n: number,
-): RedirectFault {
+export function redirectFault(mode: Omit<RedirectFault, 'kind'>, n: number): RedirectFault {
 	return { kind: 'redirect', ...mode, location: mode.location.split('{n}').join(String(n)) };
-}
-
-export interface HostileContext {
-	req: http.IncomingMessage;
-	res: http.ServerResponse;
-	url: URL;
-	recorded: RecordedRequest;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 export const GIB = 1024 * 1024 * 1024;
 export const MIB = 1024 * 1024;
-const MAX_TRICKLE_MS = 120_000;
+/** A success envelope whose one record's title goes on (trickle, gzip bomb) between these two. */
+const ENDLESS_HEAD = '{"status":"success","data":{"info":{"pages":1},"records":[{"title":"';
+const ENDLESS_TAIL = '"}]},"message":"OK"}';
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Answers a request with a hostile fault; resolves when the answer is over (sent, or the client went away). */
-export async function hostileFault(fault: HostileFault, ctx: HostileContext): Promise<void> {
+export async function hostileFault(
+	fault: HostileFault,
+	ctx: Pick<RequestContext<BaseMode>, 'url' | 'recorded'> & { res: http.ServerResponse },
+): Promise<void> {
 	const { res, recorded } = ctx;
 	let selfDestroyed = false;
 	const over = new Promise<void>((resolve) => {
@@ -74,29 +68,19 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 		case 'redirect': {
 			let location = fault.location;
 			if (fault.keepQuery && !location.includes('?')) location += ctx.url.search;
-			const body = JSON.stringify({ status: 'fail', data: null, message: `Moved to ${location}` });
-			res.writeHead(fault.status, {
-				location,
-				'content-type': JSON_TYPE,
-				'content-length': String(Buffer.byteLength(body)),
-			});
-			res.end(body);
+			send(res, failEnvelope(fault.status, `Moved to ${location}`, { location }));
 			break;
 		}
 		case 'trickle': {
 			res.writeHead(200, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
 			res.flushHeaders();
-			res.write('{"status":"success","data":{"info":{"pages":1},"records":[{"title":"');
+			res.write(ENDLESS_HEAD);
 			const started = Date.now();
-			const cap = fault.maxMs ?? MAX_TRICKLE_MS;
+			const cap = fault.maxMs ?? 120_000;
 			const timer = setInterval(() => {
-				if (res.destroyed) return clearInterval(timer);
-				if (Date.now() - started >= cap) {
-					clearInterval(timer);
-					res.end('"}]},"message":"OK"}');
-					return;
-				}
-				res.write('abcd');
+				if (Date.now() - started < cap) return void res.write('abcd');
+				clearInterval(timer);
+				res.end(ENDLESS_TAIL);
 			}, fault.intervalMs);
 			res.on('close', () => clearInterval(timer));
 			break;
@@ -107,42 +91,25 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 				fault.inflatedBytes ?? GIB,
 				type.startsWith('image/') ? 'png' : 'json',
 			);
-			if (res.destroyed) break;
-			res.writeHead(200, {
-				'content-type': type,
-				'content-encoding': 'gzip',
-				'content-length': String(body.length),
+			send(res, {
+				status: 200,
+				headers: { 'content-type': type, 'content-encoding': 'gzip' },
+				body,
 			});
-			res.end(body);
 			break;
 		}
 		case 'oversized': {
 			const body = oversizedBody(fault.bytes, fault.data);
-			const headers: Record<string, string> = { 'content-type': fault.contentType ?? JSON_TYPE };
-			if (!fault.chunked) {
-				headers['content-length'] = String(body.length);
-				res.writeHead(200, headers);
-				res.end(body);
-			} else {
-				res.writeHead(200, headers); // no content-length: chunked
-				await writeChunked(res, body);
-			}
+			res.writeHead(200, {
+				'content-type': fault.contentType ?? JSON_TYPE,
+				// headers sent without a content-length: Node sends the body chunked
+				...(fault.chunked ? {} : { 'content-length': String(body.length) }),
+			});
+			res.end(body);
 			break;
 		}
 		case 'halfBody': {
-			const whole = Buffer.from(
-				JSON.stringify({
-					status: 'success',
-					data: {
-						info: { totalrecords: 2, pages: 1, page: 1 },
-						records: [
-							{ objectid: 1, title: 'Landscape with a River at Dusk' },
-							{ objectid: 2, title: 'Portrait of a Woman Reading' },
-						],
-					},
-					message: 'OK',
-				}),
-			);
+			const whole = Buffer.from(sampleAnswer);
 			res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': String(whole.length) });
 			res.write(whole.subarray(0, Math.floor(whole.length / 2)), () => {
 				selfDestroyed = true;
@@ -152,24 +119,6 @@ export async function hostileFault(fault: HostileFault, ctx: HostileContext): Pr
 		}
 	}
 	await over;
-}
-
-async function writeChunked(res: http.ServerResponse, body: Buffer): Promise<void> {
-	const CHUNK = 64 * 1024;
-	for (let o = 0; o < body.length && !res.destroyed; o += CHUNK) {
-		if (!res.write(body.subarray(o, o + CHUNK))) {
-			await new Promise<void>((resolve) => {
-				const done = () => {
-					res.off('drain', done);
-					res.off('close', done);
-					resolve();
-				};
-				res.on('drain', done);
-				res.on('close', done);
-			});
-		}
-	}
-	if (!res.destroyed) res.end();
 }
 
 const oversizedCache = new Map<string, Buffer>();
@@ -209,30 +158,20 @@ export function gzipBomb(inflatedBytes: number, kind: 'json' | 'png' = 'json'): 
 }
 
 async function buildBomb(inflatedBytes: number, kind: 'json' | 'png'): Promise<Buffer> {
-	const head =
-		kind === 'json'
-			? Buffer.from('{"status":"success","data":{"info":{"pages":1},"records":[{"title":"')
-			: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-	const tail = kind === 'json' ? Buffer.from('"}]},"message":"OK"}') : Buffer.alloc(0);
+	const head = kind === 'json' ? Buffer.from(ENDLESS_HEAD) : PNG_SIGNATURE;
+	const tail = Buffer.from(kind === 'json' ? ENDLESS_TAIL : '');
 	const filler = Buffer.alloc(MIB, kind === 'json' ? 'a' : 0);
-	const gzip = zlib.createGzip({ level: 9, memLevel: 9 });
-	const out: Buffer[] = [];
-	gzip.on('data', (c: Buffer) => out.push(c));
-	const ended = new Promise<void>((resolve, reject) => {
-		gzip.on('end', resolve);
-		gzip.on('error', reject);
-	});
-	const write = (b: Buffer) =>
-		gzip.write(b) ? Promise.resolve() : new Promise<void>((r) => gzip.once('drain', r));
-	await write(head);
-	let left = Math.max(0, inflatedBytes - head.length - tail.length);
-	while (left > 0) {
-		const n = Math.min(left, filler.length);
-		await write(n === filler.length ? filler : filler.subarray(0, n));
-		left -= n;
+	function* inflated() {
+		yield head;
+		for (let left = inflatedBytes - head.length - tail.length; left > 0; left -= MIB)
+			yield left >= MIB ? filler : filler.subarray(0, left);
+		yield tail;
 	}
-	gzip.end(tail);
-	await ended;
+	const out: Buffer[] = [];
+	for await (const chunk of Readable.from(inflated()).pipe(
+		zlib.createGzip({ level: 9, memLevel: 9 }),
+	))
+		out.push(chunk as Buffer);
 	return Buffer.concat(out);
 }
 
@@ -250,98 +189,33 @@ export interface CaughtRequest extends RecordedRequest {
 	hadKey: boolean;
 }
 
-export interface KeyCatcher {
-	/** http://127.0.0.1:<port> (another port than every service: another origin) */
-	url: string;
+export interface KeyCatcher extends TestServer {
 	requests: CaughtRequest[];
 	/** Requests that carried the key (see CaughtRequest.hadKey). */
 	readonly sawKey: number;
-	reset(): void;
-	close(): Promise<void>;
-}
-
-export interface KeyCatcherOptions {
-	/** The key text to look for. Default DEFAULT_API_KEY. */
-	apiKey?: string;
 }
 
 /**
- * A server on its own port that records every request and counts those that carried the API key. It answers 200
- * with `{"status":"success","data":{"info":{"pages":0},"records":[]},"message":"OK"}`, or a PNG for paths ending in
- * .png/.jpg/.jpeg (or with ?image).
+ * A server on its own port (another origin than every service) that records every request and whether it carried
+ * the API key. It answers 200 with `{"status":"success","data":{"info":{"pages":0},"records":[]},"message":"OK"}`,
+ * or a PNG for paths ending in .png/.jpg/.jpeg (or with ?image). `apiKey`: the key text to look for.
  */
-export async function startKeyCatcher(options: KeyCatcherOptions = {}): Promise<KeyCatcher> {
+export async function startKeyCatcher(options: { apiKey?: string } = {}): Promise<KeyCatcher> {
 	const apiKey = options.apiKey ?? DEFAULT_API_KEY;
-	const requests: CaughtRequest[] = [];
-	let baseUrl = '';
-	const server = http.createServer((req, res) => {
-		void (async () => {
-			const body = await readBody(req);
-			const url = new URL(req.url ?? '/', baseUrl);
-			const headers = { ...req.headers };
-			const headerText = Object.entries(headers)
-				.map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : v}`)
-				.join('\n');
-			let decodedUrl = req.url ?? '';
-			try {
-				decodedUrl = decodeURIComponent(decodedUrl);
-			} catch {
-				// keep it raw
-			}
-			const hadKey =
-				headers.authorization !== undefined ||
-				[headerText, req.url ?? '', decodedUrl, body].some((t) => t.includes(apiKey));
-			let parsed: unknown;
-			try {
-				parsed = body.trim() ? JSON.parse(body) : undefined;
-			} catch {
-				parsed = undefined;
-			}
-			requests.push({
-				method: req.method ?? 'GET',
-				path: url.pathname,
-				query: parseQuery(url.searchParams),
-				headers,
-				body,
-				...(parsed !== undefined ? { json: parsed } : {}),
-				at: Date.now(),
-				hadKey,
-			});
-			const image = /\.(png|jpe?g)$/i.test(url.pathname) || url.searchParams.has('image');
-			const out = image
-				? TINY_PNG
-				: Buffer.from(
-						JSON.stringify({
-							status: 'success',
-							data: { info: { pages: 0 }, records: [] },
-							message: 'OK',
-						}),
-					);
-			res.writeHead(200, {
-				'content-type': image ? 'image/png' : JSON_TYPE,
-				'content-length': String(out.length),
-			});
-			res.end(out);
-		})().catch(() => res.destroy());
-	});
-	await new Promise<void>((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => resolve());
-	});
-	baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	return {
-		url: baseUrl,
-		requests,
-		get sawKey() {
-			return requests.filter((r) => r.hadKey).length;
+	const server = await createTestServer<BaseMode>({
+		requireKey: false,
+		handle({ req, url, recorded }) {
+			const raw = req.url ?? '';
+			const seen = [...headerLines(recorded.headers), raw, decode(raw), recorded.body].join('\n');
+			(recorded as CaughtRequest).hadKey =
+				recorded.headers.authorization !== undefined || seen.includes(apiKey);
+			return /\.(png|jpe?g)$/i.test(url.pathname) || url.searchParams.has('image')
+				? { status: 200, headers: { 'content-type': 'image/png' }, body: TINY_PNG }
+				: success({ info: { pages: 0 }, records: [] });
 		},
-		reset() {
-			requests.length = 0;
-		},
-		close: () =>
-			new Promise<void>((resolve) => {
-				server.close(() => resolve());
-				server.closeAllConnections();
-			}),
-	};
+	});
+	return Object.defineProperty(server, 'sawKey', {
+		get: () => server.requests.filter((r) => (r as CaughtRequest).hadKey).length,
+		enumerable: true,
+	}) as KeyCatcher;
 }

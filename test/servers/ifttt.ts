@@ -11,6 +11,7 @@ import {
 	type Reply,
 	type TestServer,
 	createTestServer,
+	decode,
 	json,
 	text,
 } from './common';
@@ -41,14 +42,6 @@ const cannot = (method: string, path: string): Reply =>
 		`<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${method} ${path}</pre>\n</body>\n</html>\n`,
 		'text/html; charset=utf-8',
 	);
-
-function decode(part: string): string | undefined {
-	try {
-		return decodeURIComponent(part);
-	} catch {
-		return undefined;
-	}
-}
 
 export async function startIftttServer(options: { apiKey?: string } = {}): Promise<IftttServer> {
 	const deliveries: IftttDelivery[] = [];

@@ -1,35 +1,21 @@
 /**
- * Image host: GET /images/<id>.png|.jpg -> a small valid generated image coloured by id;
+ * Image host: GET /images/<id>.png -> a small valid PNG coloured by id, /images/<id>.jpg|.jpeg -> a small JPEG;
  * /images/missing-*.<ext> -> 404; /images/huge-*.png -> a valid PNG of about `hugeBytes`;
  * /images/bomb-*.png -> a gzip bomb (content-encoding gzip, image/png) inflating to `bombBytes`.
  */
 import * as zlib from 'zlib';
 import { BaseMode, TestServer, createTestServer, failEnvelope } from './common';
 import { hash32, parseHex, rng, synthesizeColors } from './data';
-import { GIB, gzipBomb } from './hostile';
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-	let c = n;
-	for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-	return c >>> 0;
-});
-export function crc32(buf: Uint8Array): number {
-	const bytes = new Uint8Array(buf); // a same-realm copy: indexing a Buffer from jest's vm context is very slow
-	let c = 0xffffffff;
-	for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-	return (c ^ 0xffffffff) >>> 0;
-}
+import { GIB, PNG_SIGNATURE, gzipBomb } from './hostile';
 
 function pngChunk(type: string, data: Buffer): Buffer {
 	const head = Buffer.alloc(8);
 	head.writeUInt32BE(data.length, 0);
 	head.write(type, 4, 'ascii');
 	const crc = Buffer.alloc(4);
-	crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+	crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))), 0);
 	return Buffer.concat([head, data, crc]);
 }
-
-export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A valid 8-bit RGB PNG; `pixel(x, y)` gives [r, g, b]. level 0 = stored deflate blocks (file size ~ raw size). */
 export function makePng(
@@ -38,7 +24,8 @@ export function makePng(
 	pixel: (x: number, y: number) => [number, number, number],
 	level = 9,
 ): Buffer {
-	const raw = new Uint8Array((width * 3 + 1) * height); // not Buffer: see crc32
+	// not a Buffer: indexing one from jest's vm context is very slow
+	const raw = new Uint8Array((width * 3 + 1) * height);
 	for (let y = 0, o = 0; y < height; y++) {
 		raw[o++] = 0; // filter: none
 		for (let x = 0; x < width; x++) {
@@ -60,61 +47,19 @@ export function makePng(
 	]);
 }
 
-/**
- * A valid baseline JPEG of one solid colour (8x8 px, YCbCr 4:4:4, one MCU of DC-only blocks),
- * using the standard DC luminance Huffman table and a one-symbol (EOB) AC table.
- */
-export function makeJpeg(r: number, g: number, b: number): Buffer {
-	const seg = (marker: number, data: number[]) => [
-		0xff,
-		marker,
-		(data.length + 2) >> 8,
-		(data.length + 2) & 255,
-		...data,
-	];
-	const ycc = [
-		0.299 * r + 0.587 * g + 0.114 * b,
-		128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
-		128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
-	].map((v) => Math.max(0, Math.min(255, Math.round(v))));
-	// Standard DC luminance table (ITU T.81 K.3): code lengths per category 0..11.
-	const dcBits = [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0];
-	const dcCodes: Array<[number, number]> = []; // [code, length] for category i
-	for (let len = 1, code = 0; len <= 16; len++, code <<= 1)
-		for (let k = 0; k < dcBits[len - 1]; k++) dcCodes.push([code++, len]);
-	let acc = 0;
-	let nbits = 0;
-	const entropy: number[] = [];
-	const put = (value: number, length: number) => {
-		for (let i = length - 1; i >= 0; i--) {
-			acc = (acc << 1) | ((value >> i) & 1);
-			if (++nbits === 8) {
-				entropy.push(acc);
-				if (acc === 0xff) entropy.push(0); // byte stuffing
-				acc = 0;
-				nbits = 0;
-			}
-		}
-	};
-	for (const v of ycc) {
-		const dc = 8 * (v - 128); // FDCT DC of a flat block, quantiser 1
-		const cat = dc === 0 ? 0 : Math.floor(Math.log2(Math.abs(dc))) + 1;
-		put(...dcCodes[cat]);
-		if (cat) put(dc > 0 ? dc : dc + (1 << cat) - 1, cat);
-		put(0, 1); // EOB
-	}
-	if (nbits) put((1 << (8 - nbits)) - 1, 8 - nbits); // pad with 1 bits
-	return Buffer.from([
-		...[0xff, 0xd8], // SOI
-		...seg(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]), // APP0 JFIF 1.1
-		...seg(0xdb, [0x00, ...new Array<number>(64).fill(1)]), // DQT table 0, all ones
-		...seg(0xc0, [8, 0, 8, 0, 8, 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0]), // SOF0 8x8, 3 components
-		...seg(0xc4, [0x00, ...dcBits, ...Array.from({ length: 12 }, (_, i) => i)]), // DHT DC 0
-		...seg(0xc4, [0x10, 1, ...new Array<number>(15).fill(0), 0x00]), // DHT AC 0: EOB only, code "0"
-		...seg(0xda, [3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0]), // SOS
-		...entropy,
-		...[0xff, 0xd9], // EOI
-	]);
+/** A valid baseline JPEG, 8x8 grey (JFIF, one MCU of DC-only blocks). */
+const JPEG = Buffer.from(
+	'/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB' +
+		'AQEBAQEBAQEBAQEBAQEBAQH/wAARCAAIAAgDAREAAhEAAxEA/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QA' +
+		'FBABAAAAAAAAAAAAAAAAAAAAAP/aAAwDAQACAAMAAD8AAH//2Q==',
+	'base64',
+);
+
+/** That JPEG with the image id in a comment segment (COM), so each image's bytes are its own. */
+function makeJpeg(id: string): Buffer {
+	const comment = Buffer.from(id);
+	const com = Buffer.from([0xff, 0xfe, (comment.length + 2) >> 8, (comment.length + 2) & 255]);
+	return Buffer.concat([JPEG.subarray(0, 2), com, comment, JPEG.subarray(2)]);
 }
 
 /** The colour an image id is painted with: the record's first synthetic palette colour for numeric ids. */
@@ -184,7 +129,7 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
 					: makePng(8, 8, () => imageColor(id));
 				return { status: 200, headers: headers('image/png'), body };
 			}
-			return { status: 200, headers: headers('image/jpeg'), body: makeJpeg(...imageColor(id)) };
+			return { status: 200, headers: headers('image/jpeg'), body: makeJpeg(id) };
 		},
 	});
 	return Object.defineProperty(server, 'authorizationSeen', {

@@ -24,9 +24,6 @@ export interface MuseumMode extends BaseMode {
 	duplicateAcrossPages: boolean;
 	/** `info` has only page, next and prev links (no totalrecords, no pages): a client can only follow `next`. */
 	linksOnly: boolean;
-	/** Ignore `limit` and its cap: every page holds up to `hugePageSize` records. */
-	hugePage: boolean;
-	hugePageSize: number;
 	/** envelope: data.records (default); plain: body is {info, records} (Harvard's default); dataArray: data is the array; bareArray: body is the array; weird: data is {items, info}. */
 	shape: 'envelope' | 'plain' | 'dataArray' | 'bareArray' | 'weird';
 }
@@ -36,14 +33,9 @@ export interface MuseumServerOptions {
 	apiKey?: string;
 	/** Base of the image host (e.g. imageHost.url): images become `${imageBaseUrl}/images/<objectid>.<jpg|png>`. Without it image URLs are null. */
 	imageBaseUrl?: string;
-	/** Default 1000. */
-	hugePageSize?: number;
 	/** Default true. */
 	requireKey?: boolean;
-	/**
-	 * Harvard Art Museums API: the key only as the `apikey` query parameter (a Bearer header alone, or a wrong key,
-	 * gets 401), pages of `size` (default 10, at most 100; `limit` is ignored), `shape` 'plain' by default.
-	 */
+	/** Be the Harvard Art Museums API (see harvard.ts). */
 	harvard?: boolean;
 }
 
@@ -51,15 +43,6 @@ export type MuseumServer = TestServer<MuseumMode>;
 
 export const MAX_PAGE_SIZE = 100;
 export const COLOR_DISTANCE = 60;
-
-interface Indexed {
-	record: MuseumRecord;
-	text: string;
-	people: string;
-	classification: string;
-	period: string;
-	rgb: Array<[number, number, number]>;
-}
 
 const lc = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : '');
 /** `a|b|any` -> predicate over a lowercase field value ('' = null). */
@@ -73,7 +56,7 @@ function listMatcher(value: string, exact: boolean): (field: string) => boolean 
 }
 
 export async function startMuseumServer(options: MuseumServerOptions): Promise<MuseumServer> {
-	const index: Indexed[] = options.records.map((record) => {
+	const index = options.records.map((record) => {
 		const people = record.people.map((p) => `${lc(p.name)}\n${lc(p.displayname)}`).join('\n');
 		return {
 			record,
@@ -107,7 +90,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		const hit = cache.get(key);
 		if (hit) return hit;
 
-		const tests: Array<(x: Indexed) => boolean> = [];
+		const tests: Array<(x: (typeof index)[number]) => boolean> = [];
 		const q = get('q');
 		if (q) {
 			const terms = q.toLowerCase().split(/\s+/);
@@ -190,9 +173,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		modeDefaults: {
 			endlessNext: false,
 			duplicateAcrossPages: false,
-			hugePage: false,
 			linksOnly: false,
-			hugePageSize: options.hugePageSize ?? 1000,
 			shape: harvard ? 'plain' : 'envelope',
 		},
 		handle({ req, url, recorded, mode, baseUrl }) {
@@ -208,7 +189,7 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					? positiveInt(one(query, 'size'), 'size')
 					: positiveInt(one(query, 'limit') ?? one(query, 'size'), 'limit')) ?? 10;
 			const page = positiveInt(one(query, 'page'), 'page') ?? 1;
-			const size = mode.hugePage ? mode.hugePageSize : Math.min(requested, MAX_PAGE_SIZE);
+			const size = Math.min(requested, MAX_PAGE_SIZE);
 			const fields = one(query, 'fields')
 				?.split(',')
 				.map((f) => f.trim())
@@ -225,17 +206,13 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					: [];
 				pages = page + 1;
 				hasNext = true;
-			} else if (mode.duplicateAcrossPages) {
-				const stride = Math.max(1, size - 1); // page p covers [(p-1)*stride, (p-1)*stride + size)
+			} else {
+				// page p covers [(p-1)*stride, (p-1)*stride + size): pages overlap by one with duplicateAcrossPages
+				const stride = mode.duplicateAcrossPages ? Math.max(1, size - 1) : size;
 				const start = (page - 1) * stride;
 				records = found.slice(start, start + size);
 				pages = total <= size ? Math.min(total, 1) : Math.ceil((total - size) / stride) + 1;
 				hasNext = start + size < total;
-			} else {
-				const start = (page - 1) * size;
-				records = found.slice(start, start + size);
-				pages = Math.ceil(total / size);
-				hasNext = page < pages;
 			}
 			const link = (p: number) => {
 				const params = new URLSearchParams(url.searchParams);

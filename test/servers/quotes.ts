@@ -5,17 +5,15 @@
  */
 import {
 	BaseMode,
-	Reply,
 	TestServer,
 	createTestServer,
+	failEnvelope,
 	json,
 	one,
 	positiveInt,
 	success,
 } from './common';
 import { QuoteTag, loadQuoteTags, normaliseTagText } from './data';
-
-export type QuotesMode = BaseMode;
 
 export interface QuotesServerOptions {
 	/** Default: loadQuoteTags() (real data when present, else the fixture). */
@@ -29,7 +27,7 @@ export interface QuotesServerOptions {
 	quotable?: boolean;
 }
 
-export type QuotesServer = TestServer<QuotesMode>;
+export type QuotesServer = TestServer<BaseMode>;
 
 const SORT_FIELDS = ['name', 'quoteCount', 'dateAdded', 'dateModified'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
@@ -43,12 +41,7 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 		slug: normaliseTagText(`${tag.slug}`),
 	}));
 
-	const notFound = (): Reply =>
-		options.envelope
-			? json(404, { status: 'fail', data: null, message: 'Not found' })
-			: json(404, { statusCode: 404, statusMessage: 'Not Found' });
-
-	return createTestServer<QuotesMode>({
+	return createTestServer<BaseMode>({
 		apiKey: options.apiKey,
 		requireKey: options.requireKey ?? false,
 		handle({ req, url, recorded }) {
@@ -56,7 +49,9 @@ export async function startQuotesServer(options: QuotesServerOptions = {}): Prom
 				url.pathname.replace(/\/+$/, '') !== '/tags' ||
 				(req.method !== 'GET' && req.method !== 'HEAD')
 			)
-				return notFound();
+				return options.envelope
+					? failEnvelope(404, 'Not found')
+					: json(404, { statusCode: 404, statusMessage: 'Not Found' });
 			const query = options.quotable ? { ...recorded.query, q: '', limit: '' } : recorded.query;
 			const limit = positiveInt(one(query, 'limit'), 'limit');
 			const sortBy: SortField = SORT_FIELDS.find((f) => f === one(query, 'sortBy')) ?? 'name';

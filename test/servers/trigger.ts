@@ -10,10 +10,11 @@ import {
 	Reply,
 	TestServer,
 	createTestServer,
+	decode,
 	failEnvelope,
-	json,
 	one,
 	positiveInt,
+	success,
 } from './common';
 
 export interface Delivery {
@@ -28,15 +29,13 @@ export interface Delivery {
 	at: number;
 }
 
-export type TriggerMode = BaseMode;
-
 export interface TriggerServerOptions {
 	apiKey?: string;
 	/** Default true. */
 	requireKey?: boolean;
 }
 
-export interface TriggerServer extends TestServer<TriggerMode> {
+export interface TriggerServer extends TestServer<BaseMode> {
 	/** One entry per new delivery (also for `reset`/`slow` faults: the automation fired even though the client saw a failure). */
 	deliveries: Delivery[];
 }
@@ -49,7 +48,7 @@ export async function startTriggerServer(
 	const deliveries: Delivery[] = [];
 	const answered = new Map<string, Record<string, unknown>>(); // Idempotency-Key -> first answer's data
 
-	const server = await createTestServer<TriggerMode>({
+	const server = await createTestServer<BaseMode>({
 		apiKey: options.apiKey,
 		requireKey: options.requireKey ?? true,
 		onReset: () => {
@@ -61,12 +60,8 @@ export async function startTriggerServer(
 			if (!m) return failEnvelope(404, `Not found: ${url.pathname}`);
 			if (req.method !== 'POST')
 				return failEnvelope(405, 'Method not allowed: use POST', { allow: 'POST' });
-			let event: string;
-			try {
-				event = decodeURIComponent(m[1] ?? '');
-			} catch {
-				throw new HttpError(400, 'event is not valid URL encoding');
-			}
+			const event = decode(m[1] ?? '');
+			if (event === undefined) throw new HttpError(400, 'event is not valid URL encoding');
 			if (event && !EVENT_RE.test(event))
 				throw new HttpError(400, 'event may only contain letters, digits, "_", "-" and "."');
 			if (recorded.body.trim() && recorded.json === undefined)
@@ -75,12 +70,7 @@ export async function startTriggerServer(
 			const key = req.headers['idempotency-key'];
 			const idempotencyKey = Array.isArray(key) ? key[0] : key;
 			const first = idempotencyKey !== undefined ? answered.get(idempotencyKey) : undefined;
-			if (first)
-				return json(200, {
-					status: 'success',
-					data: { ...first, duplicate: true },
-					message: `Fired ${first.event}`,
-				});
+			if (first) return success({ ...first, duplicate: true }, `Fired ${first.event}`);
 
 			const body = recorded.json ?? null;
 			const fromBody =
@@ -111,11 +101,7 @@ export async function startTriggerServer(
 				...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
 			};
 			if (idempotencyKey !== undefined) answered.set(idempotencyKey, data);
-			return json(200, {
-				status: 'success',
-				data: { ...data, duplicate: false },
-				message: `Fired ${event}`,
-			});
+			return success({ ...data, duplicate: false }, `Fired ${event}`);
 		},
 	});
 	return Object.assign(server, { deliveries });
