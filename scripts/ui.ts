@@ -21,20 +21,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { Checks, fail, log, runMain, seconds } from './e2e/checks';
+import { pack, prepare, startN8n } from './e2e/instance';
+import { credentialTestMessage, installN8n, killAll } from './e2e/n8n';
 import {
-	TARGETS,
-	credentialTestMessage,
-	ensureN8n,
-	ensureRuntime,
-	killAll,
-	type Runtime,
-} from './e2e/n8n';
-import { type Services, ROOT, startServices } from './e2e/scenarios';
-import { pack } from './e2e/instance';
-import { type App, OWNER, startApp } from './ui/app';
-import { CHROMIUM, type Launched, collectErrors, launch } from './ui/browser';
-import { type Ctx, credentialForm, nodesPanel, parameterPanels, themes } from './ui/checks';
-import { describe, sortEntries } from './ui/console';
+	type Services,
+	CREDENTIAL_TYPE,
+	ROOT,
+	credentialData,
+	startServices,
+} from './e2e/scenarios';
+import {
+	CHROMIUM,
+	type Launched,
+	collectErrors,
+	describe,
+	launch,
+	sortEntries,
+} from './ui/browser';
+import {
+	type Ctx,
+	CREDENTIAL_NAME,
+	credentialForm,
+	nodesPanel,
+	parameterPanels,
+	themes,
+} from './ui/checks';
 import { previewAndHints } from './ui/preview';
 import { signIn } from './ui/editor';
 
@@ -42,29 +54,15 @@ const VERSION = '2.41.1';
 const WORK = path.join(ROOT, '.tmp', 'ui');
 /** The whole run, n8n's start included (once n8n is installed) */
 const RUN_TIMEOUT = 8 * 60_000;
+const OWNER = {
+	email: 'ui@triptych.test',
+	password: 'Ui-Passw0rd-Triptych',
+	firstName: 'UI',
+	lastName: 'Owner',
+};
 
-const results: Array<{ name: string; ok: boolean }> = [];
-const log = (line: string) => console.log(line);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-async function check(name: string, body: () => Promise<string[]>): Promise<boolean> {
-	const started = Date.now();
-	try {
-		const details = await body();
-		results.push({ name, ok: true });
-		log(`PASS  ${name} (${seconds(Date.now() - started)})`);
-		for (const line of details) log(`        ${line}`);
-		return true;
-	} catch (error) {
-		results.push({ name, ok: false });
-		log(`FAIL  ${name} (${seconds(Date.now() - started)})`);
-		for (const line of String((error as Error).message ?? error)
-			.split('\n')
-			.slice(0, 20))
-			log(`        ${line}`);
-		return false;
-	}
-}
+const checks = new Checks();
+const check = (name: string, body: () => Promise<string[]>) => checks.run('', name, body);
 
 function skip(reason: string): number {
 	if (process.env.TRIPTYCH_UI_STRICT === '1') {
@@ -76,17 +74,14 @@ function skip(reason: string): number {
 }
 
 async function main(): Promise<number> {
-	const started = Date.now();
 	log(`UI check of the package in n8n ${VERSION}, headless ${CHROMIUM}`);
 	if (!fs.existsSync(CHROMIUM))
 		return skip(`${CHROMIUM} is not installed (apt-get install chromium)`);
-	const target = TARGETS[VERSION];
-	let runtime: Runtime;
+	let install: Awaited<ReturnType<typeof installN8n>>;
 	try {
-		runtime = await ensureRuntime(target, log);
-		const { cached } = await ensureN8n(target, runtime, log);
+		install = await installN8n(VERSION, log);
 		log(
-			`n8n ${VERSION} on Node ${runtime.version} (${cached ? 'cached install' : 'installed now'})`,
+			`n8n ${VERSION} on Node ${install.runtime.version} (${install.cached ? 'cached install' : 'installed now'})`,
 		);
 	} catch (error) {
 		return skip(
@@ -96,7 +91,8 @@ async function main(): Promise<number> {
 
 	fs.mkdirSync(WORK, { recursive: true });
 	let services: Services | undefined;
-	let app: App | undefined;
+	let app: Awaited<ReturnType<typeof startN8n>> | undefined;
+	let credentialId = '';
 	let browser: Launched | undefined;
 	const timer = setTimeout(() => {
 		log(`FAIL  the whole run took longer than ${seconds(RUN_TIMEOUT)}: stopped`);
@@ -110,13 +106,23 @@ async function main(): Promise<number> {
 				const t0 = Date.now();
 				const tarball = await pack(WORK);
 				services = await startServices();
-				app = await startApp(target, runtime, tarball, path.join(WORK, 'n8n'), services);
+				const { target, runtime } = install;
+				const env = await prepare(target, runtime, tarball, path.join(WORK, 'n8n'));
+				app = await startN8n(env, OWNER, 'triptych-ui');
+				const created = await app.rest.call('POST', '/rest/credentials', {
+					name: CREDENTIAL_NAME,
+					type: CREDENTIAL_TYPE,
+					data: credentialData(services, 'main'),
+				});
+				credentialId =
+					created.json?.data?.id ??
+					fail(`creating the credential answered ${created.status}: ${created.text.slice(0, 500)}`);
 				return [
-					`${path.basename(tarball)}; ${app.base} after ${seconds(Date.now() - t0)}; credential ${app.credentialId}`,
+					`${path.basename(tarball)}; ${app.base} after ${seconds(Date.now() - t0)}; credential ${credentialId}`,
 				];
 			},
 		);
-		if (!ready || !app || !services) return report(started);
+		if (!ready || !app || !services) return checks.summary();
 
 		browser = await launch();
 		const page = await browser.browser.newPage();
@@ -129,7 +135,7 @@ async function main(): Promise<number> {
 			await signIn(page, app!.base, OWNER.email, OWNER.password);
 			return [`landed on ${new URL(page.url()).pathname}`];
 		});
-		if (!signedIn) return report(started);
+		if (!signedIn) return checks.summary();
 		// screenshots in the light theme unless a check asks for dark
 		await page.evaluate(() =>
 			(
@@ -144,51 +150,32 @@ async function main(): Promise<number> {
 			credentialTestMessage({ apiKey: 'wrong', museumUrl: services.museum.url }, 401),
 		);
 		await themes(ctx);
-		await previewAndHints(ctx, app.rest, app.credentialId);
+		await previewAndHints(ctx, app.rest, credentialId);
 
 		const sorted = sortEntries(entries, app.base);
 		await check('whole session: no console error from the package', async () => {
-			if (sorted.fromPackage.length) throw new Error(sorted.fromPackage.map(describe).join('\n'));
+			if (sorted.fromPackage.length) fail(sorted.fromPackage.map(describe).join('\n'));
 			return [
 				`${entries.length} console errors/failed requests in all: ${sorted.fromN8n.length} from n8n itself, ${sorted.ignored.length} ignored`,
 				...sorted.fromN8n.map((e) => `n8n: ${describe(e)}`),
-				...[
-					...new Set(
-						sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`),
-					),
-				],
+				...new Set(sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`)),
 			];
 		});
 		log(`screenshots: ${ctx.shots.join(', ')}`);
 	} catch (error) {
-		results.push({ name: 'run', ok: false });
+		checks.results.push({ group: '', name: 'run', ok: false });
 		log(`FAIL  run: ${(error as Error).stack ?? error}`);
 	} finally {
 		clearTimeout(timer);
 		await browser?.close();
-		await (app as App | undefined)?.server.stop();
-		await (services as Services | undefined)?.close();
+		await app?.server.stop();
+		await services?.close();
 		killAll();
-		const failed = results.some((r) => !r.ok);
-		if (!failed && !process.argv.includes('--keep'))
+		if (!checks.failed() && !process.argv.includes('--keep'))
 			fs.rmSync(WORK, { recursive: true, force: true });
 		else log(`kept ${path.relative(ROOT, WORK)} (n8n's log: n8n/n8n-start.log)`);
 	}
-	return report(started);
+	return checks.summary();
 }
 
-function report(started: number): number {
-	const failed = results.filter((r) => !r.ok).length;
-	log(`took ${seconds(Date.now() - started)}`);
-	log(`${results.length - failed} passed, ${failed} failed`);
-	return failed || results.length === 0 ? 1 : 0;
-}
-
-main().then(
-	(code) => process.exit(code),
-	(error) => {
-		console.error(error);
-		killAll();
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -1,7 +1,8 @@
 /** Hostile services in the real n8n: another origin, a trickle, a gzip bomb, and Stop. */
 import { GIB, type KeyCatcher, type TestServer, startKeyCatcher } from '../../test/servers';
 import { PACKAGE, type Services, type WorkflowJson } from '../../test/scenarios';
-import { type Rest, ensure, waitFor } from './instance';
+import { type Check, ensure, sleep, waitFor } from './checks';
+import type { Rest } from './instance';
 
 type Credential = { id: string; name: string };
 /** Credentials the hostile workflows use (besides the main one). */
@@ -84,11 +85,9 @@ export function hostileWorkflows(credentials: { main: Credential; quotesKeyed: C
 
 export interface Runner {
 	services: Services;
-	check(name: string, body: () => Promise<string[]>): Promise<boolean>;
+	check: Check;
 	reset(): void;
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Stop, as the editor's Stop button does it (POST /rest/executions/:id/stop), while the node waits for an answer
@@ -112,7 +111,7 @@ export async function stopChecks(r: Runner & { rest: Rest }): Promise<void> {
 		await waitFor('a request at the museum service', 10_000, async () =>
 			museum.requests.length > 0 ? true : undefined,
 		);
-		await pause(1500);
+		await sleep(1500);
 		const stopAt = Date.now();
 		const stop = await r.rest.call('POST', `/rest/executions/${id}/stop`);
 		ensure(stop.status === 200, `stop answered ${stop.status}: ${stop.text.slice(0, 300)}`);
@@ -142,7 +141,7 @@ export async function stopChecks(r: Runner & { rest: Rest }): Promise<void> {
 			r.reset();
 			museum.fail({ kind: 'status', status: 503, retryAfter: '5' });
 			const { id } = await startAndStop();
-			await pause(5000);
+			await sleep(5000);
 			ensure(museum.requests.length === 1, `${museum.requests.length} requests: a retry followed`);
 			return [`execution ${id}: stopped 1.5 s into a 5 s Retry-After; no retry in the next 5 s`];
 		},

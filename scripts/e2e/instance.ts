@@ -11,16 +11,8 @@ import {
 	n8nBin,
 	run,
 } from './n8n';
+import { ensure, fail, waitFor } from './checks';
 import { PACKAGE, ROOT } from './scenarios';
-
-export function fail(message: string): never {
-	throw new Error(message);
-}
-
-/** Fails with `message` unless `condition` holds. */
-export function ensure(condition: unknown, message: string): asserts condition {
-	if (!condition) fail(message);
-}
 
 /** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
 export async function pack(work: string): Promise<string> {
@@ -50,7 +42,7 @@ export async function pack(work: string): Promise<string> {
  * devDependencies/peerDependencies (n8n installs with --omit=dev/peer semantics; the node must use n8n's own
  * n8n-workflow).
  */
-export async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
+async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const target = path.join(nodesDir, 'node_modules', PACKAGE);
 	fs.mkdirSync(target, { recursive: true });
@@ -89,22 +81,33 @@ export async function installPackage(tarball: string, userFolder: string): Promi
 	];
 }
 
+export interface Env {
+	target: Target;
+	runtime: Runtime;
+	userFolder: string;
+	vars: NodeJS.ProcessEnv;
+}
+
 /**
- * The environment of an isolated n8n: this process's environment without N8N_/DB_/EXECUTIONS_ settings, a user
- * folder, SQLite, loopback addresses and free ports, no telemetry, community packages on.
+ * A fresh user folder with the tarball installed in it, and the environment of an isolated n8n there: this
+ * process's environment without N8N_/DB_/EXECUTIONS_ settings, SQLite, loopback addresses and free ports, no
+ * telemetry, community packages on.
  */
-export async function n8nEnv(
+export async function prepare(
 	target: Target,
 	runtime: Runtime,
+	tarball: string,
 	userFolder: string,
-): Promise<NodeJS.ProcessEnv> {
+): Promise<Env & { installed: string[] }> {
+	fs.rmSync(userFolder, { recursive: true, force: true });
+	fs.mkdirSync(userFolder, { recursive: true });
+	const installed = await installPackage(tarball, userFolder);
 	const vars: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(process.env)) {
-		if (!key.startsWith('N8N_') && !key.startsWith('DB_') && !key.startsWith('EXECUTIONS_'))
-			vars[key] = value;
+		if (!/^(N8N_|DB_|EXECUTIONS_)/.test(key)) vars[key] = value;
 	}
 	const port = await freePort();
-	return Object.assign(vars, {
+	Object.assign(vars, {
 		PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
 		N8N_USER_FOLDER: userFolder,
 		DB_TYPE: 'sqlite',
@@ -127,52 +130,33 @@ export async function n8nEnv(
 		TZ: 'UTC',
 		...target.env,
 	});
+	return { target, runtime, userFolder, vars, installed };
 }
 
 /**
- * Waits until a started n8n serves its REST API: /healthz answers first, and until n8n has finished starting it
- * answers every route with HTTP 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
- */
-export async function waitForStart(base: string, server: Background): Promise<void> {
-	await waitFor(
-		'n8n to answer /healthz',
-		180_000,
-		async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined),
-		server,
-	);
-	await waitFor(
-		'n8n to finish starting',
-		60_000,
-		async () => {
-			const res = await fetch(`${base}/rest/settings`);
-			const body = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
-			return res.ok && body?.data ? true : undefined;
-		},
-		server,
-	);
-}
-
-/**
- * `n8n start` in a user folder prepared by n8nEnv, waited for, with the owner set up and logged in through the
- * REST API; the server is stopped again if any of that fails.
+ * `n8n start` in a prepared user folder, waited for, with the owner set up and logged in through the REST API; the
+ * server is stopped again if any of that fails. Until n8n has finished starting it answers every route with HTTP
+ * 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
  */
 export async function startN8n(
-	runtime: Runtime,
-	version: string,
-	vars: NodeJS.ProcessEnv,
+	env: Env,
 	owner: { email: string; password: string; firstName: string; lastName: string },
 	browserId?: string,
 ): Promise<{ base: string; rest: Rest; server: Background }> {
-	const userFolder = String(vars.N8N_USER_FOLDER);
-	const server = background(runtime.node, [n8nBin(version), 'start'], {
-		env: vars,
-		cwd: userFolder,
-		logFile: path.join(userFolder, 'n8n-start.log'),
+	const server = background(env.runtime.node, [n8nBin(env.target.version), 'start'], {
+		env: env.vars,
+		cwd: env.userFolder,
+		logFile: path.join(env.userFolder, 'n8n-start.log'),
 	});
 	try {
-		const base = String(vars.N8N_EDITOR_BASE_URL);
-		await waitForStart(base, server);
+		const base = String(env.vars.N8N_EDITOR_BASE_URL);
 		const rest = new Rest(base, browserId);
+		await waitFor(
+			'n8n to finish starting',
+			240_000,
+			async () => ((await rest.call('GET', '/rest/settings')).json?.data ? true : undefined),
+			server,
+		);
 		// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
 		const setup = await waitFor(
 			'the owner setup route',
@@ -245,26 +229,5 @@ export class Rest {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 		const list = await this.call('GET', `/rest/executions?filter=${filter}`);
 		return list.json?.data?.results ?? list.json?.data ?? [];
-	}
-}
-
-export async function waitFor<T>(
-	what: string,
-	timeoutMs: number,
-	probe: () => Promise<T | undefined>,
-	server?: Background,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (server?.exited())
-			fail(`n8n exited while waiting for ${what}:\n${server.output().slice(-3000)}`);
-		try {
-			const value = await probe();
-			if (value !== undefined) return value;
-		} catch {
-			/* not yet */
-		}
-		if (Date.now() > deadline) fail(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }

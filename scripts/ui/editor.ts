@@ -7,24 +7,21 @@
  */
 import type { ElementHandle, Page } from 'puppeteer-core';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const fail = (message: string): never => {
-	throw new Error(message);
-};
+import { fail, sleep } from '../e2e/checks';
 
 export const SEL = {
 	creator: '[data-test-id="node-creator"]',
 	creatorSearch: '[data-test-id="node-creator-search-bar"]',
-	itemName: '[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
 	ndv: '[data-test-id="ndv"]',
 	ndvParameters: '[data-test-id="ndv"] [data-test-id="node-parameters"]',
+	ndvInput: '[data-test-id="ndv"] [data-test-id="ndv-input-panel"]',
 	credentialSelect: '[data-test-id="ndv"] [data-test-id="node-credentials-select"] input',
 	credentialModal: '[data-test-id="editCredential-modal"]',
 	credentialConfig:
 		'[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
-	testSuccess:
-		'[data-test-id="editCredential-modal"] [data-test-id="credentials-config-container-test-success"]',
+	node: (name: string) => `[data-test-id="canvas-node"][data-node-name="${name}"]`,
 };
+const ACTIONS = `${SEL.creator} [data-test-id="item-iterator-item"]`;
 
 /** Waits for a visible element; the message names what the user should have seen. */
 export async function visible(page: Page, selector: string, what: string, timeout = 10_000) {
@@ -35,12 +32,56 @@ export async function visible(page: Page, selector: string, what: string, timeou
 	}
 }
 
-/** The visible elements matching an XPath (puppeteer's xpath/ prefix), e.g. by their text. */
-async function byXPath(page: Page, xpath: string): Promise<Array<ElementHandle<Element>>> {
-	const all = (await page.$$(`xpath/${xpath}`)) as Array<ElementHandle<Element>>;
-	const shown: Array<ElementHandle<Element>> = [];
-	for (const handle of all) if (await handle.isVisible()) shown.push(handle);
-	return shown;
+/** The first visible element a selector (CSS, or XPath with puppeteer's xpath/ prefix) matches. */
+async function firstVisible(page: Page, selector: string) {
+	for (const handle of await page.$$(selector)) if (await handle.isVisible()) return handle;
+	return undefined;
+}
+
+/** The visible elements' texts (each its first line), in order. */
+async function texts(page: Page, selector: string): Promise<string[]> {
+	return await page.$$eval(selector, (els) =>
+		els
+			.filter((e) => (e as HTMLElement).offsetParent)
+			.map((e) => (e as HTMLElement).innerText.split('\n')[0].trim()),
+	);
+}
+
+/**
+ * Clicks the first visible element a selector matches (`count` times at once: 2 is a double click), then waits for
+ * what the click should bring. Panels slide in and lists re-render as they update, so a click can miss ("Node is
+ * either not clickable or not an Element"): a few tries, finding the element afresh, the last one a DOM click.
+ */
+export async function tap(
+	page: Page,
+	target: string | (() => Promise<ElementHandle<Element>>),
+	missing: () => string | Promise<string> = () => `nothing visible matches ${target}`,
+	then: () => Promise<unknown> = async () => undefined,
+	count = 1,
+): Promise<void> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			const find = typeof target === 'string' ? () => firstVisible(page, target) : target;
+			const handle = (await find()) ?? fail(await missing());
+			if (attempt < 4) await handle.click({ count });
+			else for (let i = 0; i < count; i++) await handle.evaluate((e) => (e as HTMLElement).click());
+			await then();
+			return;
+		} catch (error) {
+			if (attempt >= 4) throw error;
+			await sleep(500);
+		}
+	}
+}
+
+/** Replaces an input's text as a user does: select all, delete, type. */
+async function retype(page: Page, input: ElementHandle<Element>, value: string) {
+	await input.click();
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyA');
+	await page.keyboard.up('Control');
+	await page.keyboard.press('Backspace');
+	if (value) await input.type(value);
 }
 
 export async function signIn(page: Page, base: string, email: string, password: string) {
@@ -57,33 +98,27 @@ export async function signIn(page: Page, base: string, email: string, password: 
 // ------------------------------------------------------------------------------------------------ nodes panel
 
 /** The names listed in the open nodes panel, in order. */
-export async function panelNames(page: Page): Promise<string[]> {
-	return await page.$$eval(SEL.itemName, (els) =>
+const panelNames = (page: Page) =>
+	page.$$eval(`${SEL.creator} [data-test-id="node-creator-item-name"]`, (els) =>
 		els.filter((e) => (e as HTMLElement).offsetParent).map((e) => (e.textContent ?? '').trim()),
 	);
-}
 
-/** The panel's heading ("What triggers this workflow?", "What happens next?", "Node details"). */
-export async function panelTitle(page: Page): Promise<string> {
-	await visible(
-		page,
-		`${SEL.creator} [data-test-id="nodes-list-header"]`,
-		"the nodes panel's heading",
+/** Opens the nodes panel with a click on `button`; returns its heading ("What triggers this workflow?", …). */
+export async function openPanel(
+	page: Page,
+	button: string | (() => Promise<ElementHandle<Element>>),
+) {
+	await tap(page, button, undefined, () =>
+		visible(page, SEL.creatorSearch, 'the nodes panel', 5000),
 	);
-	return await page.$eval(`${SEL.creator} [data-test-id="nodes-list-header"]`, (e) =>
-		(e as HTMLElement).innerText.split('\n')[0].trim(),
-	);
+	const heading = `${SEL.creator} [data-test-id="nodes-list-header"]`;
+	const shown = await visible(page, heading, "the nodes panel's heading");
+	return await shown.evaluate((e) => (e as HTMLElement).innerText.split('\n')[0].trim());
 }
 
 /** Types a query into the panel's search (replacing what was there) and lets the list settle. */
 export async function search(page: Page, query: string): Promise<string[]> {
-	const input = await visible(page, SEL.creatorSearch, 'the nodes panel search box');
-	await input.click();
-	await page.keyboard.down('Control');
-	await page.keyboard.press('KeyA');
-	await page.keyboard.up('Control');
-	await page.keyboard.press('Backspace');
-	if (query) await input.type(query);
+	await retype(page, await visible(page, SEL.creatorSearch, 'the nodes panel search box'), query);
 	let last: string[] = [];
 	// the list updates as you type: wait until two reads agree
 	for (let i = 0; i < 20; i++) {
@@ -95,46 +130,43 @@ export async function search(page: Page, query: string): Promise<string[]> {
 	return last;
 }
 
+const itemName = (name: string) =>
+	`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`;
+const missingItem = (page: Page, name: string) => async () =>
+	`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`;
+
 /** Whether the listed item has n8n's trigger badge (the bolt icon next to a trigger's name). */
 export async function hasTriggerBadge(page: Page, name: string): Promise<boolean> {
-	const [item] = await byXPath(
+	const item = await firstVisible(
 		page,
-		`//*[@data-test-id="node-creator-node-item"][.//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]]`,
+		`xpath///*[@data-test-id="node-creator-node-item"][.${itemName(name)}]`,
 	);
-	if (!item) return false;
-	return await item.evaluate((e) => !!e.querySelector('[data-icon="zap"], [data-icon="bolt"]'));
+	return !!(await item?.evaluate(
+		(e) => !!e.querySelector('[data-icon="zap"], [data-icon="bolt"]'),
+	));
 }
 
 export async function clickItem(page: Page, name: string) {
-	const [item] = await byXPath(
-		page,
-		`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`,
-	);
-	if (!item)
-		fail(`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`);
-	await item.click();
+	await tap(page, `xpath/${itemName(name)}`, missingItem(page, name));
 }
 
-/** The items (actions) offered after choosing a node, e.g. "Add to workflow" for a community node. */
-export async function offeredActions(page: Page): Promise<string[]> {
-	await sleep(500);
-	return await page.$$eval(`${SEL.creator} [data-test-id="item-iterator-item"]`, (els) =>
-		els
-			.filter((e) => (e as HTMLElement).offsetParent)
-			.map((e) => (e as HTMLElement).innerText.trim().split('\n')[0]),
-	);
+/** The items (actions) offered after choosing a node, once one contains `wanted` (or after 10 s). */
+export async function offeredActions(page: Page, wanted: string): Promise<string[]> {
+	let actions: string[] = [];
+	for (let i = 0; i < 20 && !actions.some((a) => a.includes(wanted)); i++) {
+		await sleep(500);
+		actions = await texts(page, ACTIONS);
+	}
+	return actions;
 }
 
 export async function clickAction(page: Page, text: string) {
-	const [item] = await byXPath(
+	await tap(
 		page,
-		`//*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
+		`xpath///*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
+		async () =>
+			`the nodes panel offers no "${text}" (offered: ${(await texts(page, ACTIONS)).join(', ')})`,
 	);
-	if (!item)
-		fail(
-			`the nodes panel offers no "${text}" (offered: ${(await offeredActions(page)).join(', ')})`,
-		);
-	await item.click();
 }
 
 export async function closePanel(page: Page) {
@@ -144,49 +176,41 @@ export async function closePanel(page: Page) {
 
 // ------------------------------------------------------------------------------------------------ canvas and NDV
 
-export async function canvasNodeNames(page: Page): Promise<string[]> {
-	return await page.$$eval('[data-test-id="canvas-node"]', (els) =>
-		els.map((e) => e.getAttribute('data-node-name') ?? (e as HTMLElement).innerText.trim()),
-	);
+/** The nodes on the canvas (name, type) and the types of those drawn as triggers. */
+export async function canvas(page: Page) {
+	return await page.evaluate(() => ({
+		nodes: [...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => ({
+			name: e.getAttribute('data-node-name') ?? '',
+			type: e.getAttribute('data-node-type') ?? '',
+		})),
+		triggers: [...document.querySelectorAll('[data-test-id="canvas-trigger-node"]')].map(
+			(e) =>
+				e.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ??
+				e.getAttribute('data-node-type') ??
+				'?',
+		),
+	}));
 }
 
-/** Clicks the + on a canvas node's free output, which opens the nodes panel to add the next step after it. */
-export async function clickNodePlus(page: Page, nodeName: string) {
-	// the + fades in after the panel closes: a few tries, then a DOM click
-	for (let attempt = 0; ; attempt++) {
-		try {
-			const plus = await nodePlus(page, nodeName);
-			if (attempt < 4) await plus.click();
-			else await plus.evaluate((e) => (e as HTMLElement).click());
-			await visible(page, SEL.creatorSearch, 'the nodes panel', 3000);
-			return;
-		} catch (error) {
-			if (attempt >= 4) throw error;
-			await sleep(500);
-		}
-	}
-}
-
-async function nodePlus(page: Page, nodeName: string): Promise<ElementHandle<Element>> {
-	const plus = await page.evaluateHandle((name) => {
-		const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
-			(e) => e.getAttribute('data-node-name') === name,
-		);
-		const wrapper = node?.closest('.vue-flow__node') ?? node;
-		return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
-	}, nodeName);
-	const element = plus.asElement() as ElementHandle<Element> | null;
-	return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
+/** Opens the nodes panel from the + on a canvas node's free output (it fades in after a panel closes). */
+export async function openPanelAfter(page: Page, nodeName: string) {
+	return await openPanel(page, async () => {
+		const plus = await page.evaluateHandle((name) => {
+			const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
+				(e) => e.getAttribute('data-node-name') === name,
+			);
+			const wrapper = node?.closest('.vue-flow__node') ?? node;
+			return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
+		}, nodeName);
+		const element = plus.asElement() as ElementHandle<Element> | null;
+		return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
+	});
 }
 
 export async function openNdv(page: Page, nodeName: string) {
-	const node = await visible(
-		page,
-		`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`,
-		`the canvas node "${nodeName}"`,
-	);
-	await node.click({ count: 2 });
-	await visible(page, SEL.ndvParameters, `the parameter panel of "${nodeName}"`);
+	const what = `the parameter panel of "${nodeName}"`;
+	await visible(page, SEL.node(nodeName), `the canvas node "${nodeName}"`);
+	await tap(page, SEL.node(nodeName), undefined, () => visible(page, SEL.ndvParameters, what), 2);
 }
 
 export async function ndvTitle(page: Page): Promise<string> {
@@ -206,43 +230,31 @@ export async function closeNdv(page: Page) {
 
 /** The parameter labels shown in the open NDV. */
 export async function parameterLabels(page: Page): Promise<string[]> {
-	return await page.$$eval(
+	const labels = await texts(
+		page,
 		`${SEL.ndvParameters} [data-test-id="parameter-item"] [data-test-id="input-label"]`,
-		(els) =>
-			els
-				.filter((e) => (e as HTMLElement).offsetParent)
-				.map((e) => (e as HTMLElement).innerText.split('\n')[0].replace(/\*$/, '').trim()),
 	);
+	return labels.map((label) => label.replace(/\*$/, '').trim());
 }
 
 /** Chooses an option of an options parameter in the NDV by its shown name. */
 export async function chooseOption(page: Page, parameter: string, option: string) {
-	const select = await visible(
-		page,
-		`${SEL.ndvParameters} [data-test-id="parameter-input-${parameter}"]`,
-		`the "${parameter}" parameter`,
-	);
-	await select.click();
+	const select = `${SEL.ndvParameters} [data-test-id="parameter-input-${parameter}"]`;
+	await visible(page, select, `the "${parameter}" parameter`);
+	await tap(page, select);
 	await sleep(300);
-	const [choice] = await byXPath(
+	await tap(
 		page,
-		`//li[contains(@class, "el-select-dropdown__item")][normalize-space()="${option}" or .//*[normalize-space()="${option}"]]`,
+		`xpath///li[contains(@class, "el-select-dropdown__item")][normalize-space()="${option}" or .//*[normalize-space()="${option}"]]`,
+		() => `the "${parameter}" list offers no "${option}"`,
 	);
-	if (!choice) fail(`the "${parameter}" list offers no "${option}"`);
-	await choice.click();
 }
 
 // ------------------------------------------------------------------------------------------------ credential modal
 
 export async function setCredentialField(page: Page, name: string, value: string) {
 	const selector = `${SEL.credentialModal} [data-test-id="parameter-input-${name}"] input`;
-	const input = await visible(page, selector, `the credential field ${name}`);
-	await input.click();
-	await page.keyboard.down('Control');
-	await page.keyboard.press('KeyA');
-	await page.keyboard.up('Control');
-	await page.keyboard.press('Backspace');
-	if (value) await input.type(value);
+	await retype(page, await visible(page, selector, `the credential field ${name}`), value);
 	await page.keyboard.press('Tab');
 }
 
@@ -250,8 +262,6 @@ export interface TestOutcome {
 	ok: boolean;
 	/** What the form says: "Connection tested successfully", or the failure banner's details (the message) */
 	text: string;
-	/** n8n's answer to the editor's POST /rest/credentials/test, when the check saw it */
-	answer?: { status?: string; message?: string };
 }
 
 /**
@@ -272,30 +282,22 @@ export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<Tes
 			return json?.data ?? {};
 		})
 		.catch(() => undefined);
-	await page.click(`${SEL.credentialModal} [data-test-id="credential-save-button"] button`);
+	const save = `${SEL.credentialModal} [data-test-id="credential-save-button"]`;
+	await page.click(`${save} button`);
 	await page
 		.waitForFunction(
-			(modal) =>
-				/^Saved$/.test(
-					(
-						document.querySelector(
-							`${modal} [data-test-id="credential-save-button"]`,
-						) as HTMLElement
-					)?.innerText.trim() ?? '',
-				),
+			(save) => (document.querySelector(save) as HTMLElement)?.innerText.trim() === 'Saved',
 			{ timeout },
-			SEL.credentialModal,
+			save,
 		)
 		.catch(() => fail('the credential form did not say "Saved"'));
-	const answer = await tested;
-	if (!answer)
+	const answer =
+		(await tested) ??
 		fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
 	// the banner follows the answer: wait until it shows this answer, not the previous test's
 	const expected =
-		answer!.status === 'OK'
-			? 'Connection tested successfully'
-			: (answer!.message ?? '').slice(0, 40);
-	return { ...(await readTest(page, timeout, expected)), answer };
+		answer.status === 'OK' ? 'Connection tested successfully' : (answer.message ?? '').slice(0, 40);
+	return await readTest(page, timeout, expected);
 }
 
 /** The test result the open credential form shows (optionally: wait until it contains `expected`). */

@@ -6,14 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { fail, sleep, waitFor } from '../e2e/checks';
 import type { Rest } from '../e2e/instance';
 import { PACKAGE, ROOT } from '../e2e/scenarios';
 import type { Ctx } from './checks';
 import * as ed from './editor';
-
-const fail = (message: string): never => {
-	throw new Error(message);
-};
 
 const HINTS = {
 	museum: 'Return All with no search and no filter',
@@ -78,15 +75,12 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 		await page.goto(`${base}/workflow/${id}`, { waitUntil: 'domcontentloaded' });
 		await ed.openNdv(page, 'Next');
 		const wanted = ['title', 'artist', 'imageUrl'];
-		const t0 = Date.now();
 		let text = '';
-		while (Date.now() - t0 < 15_000) {
-			text = await page
-				.$eval('[data-test-id="ndv-input-panel"]', (e) => (e as HTMLElement).innerText)
-				.catch(() => '');
-			if (wanted.every((w) => text.includes(w))) break;
-			await ed.sleep(500);
-		}
+		const read = async () => {
+			text = await page.$eval(ed.SEL.ndvInput, (e) => (e as HTMLElement).innerText);
+			return wanted.every((w) => text.includes(w)) || undefined;
+		};
+		await waitFor('the fields', 15_000, read).catch(() => undefined);
 		await ed.closeNdv(page);
 		const missing = wanted.filter((w) => !text.includes(w));
 		if (missing.length) fail(`input panel lacks ${missing.join(', ')}: ${text.slice(0, 400)}`);
@@ -101,7 +95,7 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 			['Fire in order', [], [HINTS.order, HINTS.retry]],
 		] as const) {
 			await ed.openNdv(page, name);
-			await ed.sleep(1000);
+			await sleep(1000);
 			const text = await ndvText(ctx);
 			await ed.closeNdv(page);
 			for (const hint of want) if (!text.includes(hint)) fail(`${name}: no hint "${hint}…"`);
