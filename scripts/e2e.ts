@@ -1,21 +1,11 @@
 /**
- * End-to-end check in a real n8n app (`npm run test:e2e`; see docs/development.md, "End to end in a real n8n").
- *
- * For each n8n version (default: the newest 2.x that installs here and the oldest 1.x the package supports):
- *   1. installs n8n once into ~/.cache/triptych-e2e/n8n-<version> (cached: later runs skip it);
- *   2. packs this package (`npm pack`) and installs the tarball into a private n8n user folder the way n8n's
- *      community-package installer does (<folder>/.n8n/nodes/node_modules/n8n-nodes-triptych, without its
- *      devDependencies and peerDependencies, so it runs on n8n's own n8n-workflow);
- *   3. starts the loopback demo services (museum, image host, quotes, trigger, and a failing trigger service);
- *   4. `n8n import:credentials` + `n8n import:workflow` (the example workflows and two end-to-end workflows), then
- *      `n8n execute --id=<id> --rawOutput` for each, and checks each run's output and what the services received;
- *   5. `n8n start` on 127.0.0.1: owner setup and login through the REST API, the node list (each node and its
- *      Tool variant), the credential test endpoint (good key OK, bad key rejected with the credential's
- *      message), n8n's log (no "Unrecognized node type", no load error), and a published Schedule Trigger
- *      workflow fired by n8n's own scheduler;
- * then prints a PASS/FAIL summary with timings and exits non-zero on any failure.
- *
- * Options: --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --keep (keep the user folders under .tmp/e2e).
+ * End-to-end check in a real n8n app (`npm run test:e2e`; docs/development.md, "End to end in a real n8n"). For
+ * each n8n version (default: the newest 2.x that installs here and the oldest 1.x the package supports): n8n
+ * installed once into ~/.cache/triptych-e2e; the packed package installed into a private user folder as n8n's
+ * community-package installer does; the loopback services; `n8n import:credentials` and `import:workflow` (the
+ * example workflows, a scheduled copy, the hostile ones), `n8n execute` of each with its output and what the
+ * services received checked; then `n8n start`: the node list, the credential test endpoint, n8n's log, the
+ * scheduler, and Stop. Options: --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --keep (keep .tmp/e2e).
  */
 import fs from 'node:fs';
 import path from 'node:path';

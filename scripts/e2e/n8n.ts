@@ -45,7 +45,7 @@ export const TARGETS: Record<string, Target> = {
 	'1.123.81': { version: '1.123.81', node: '24', ...n8n1 },
 };
 
-export type Log = (line: string) => void;
+type Log = (line: string) => void;
 
 // ------------------------------------------------------------------------------------------------ processes
 
@@ -73,23 +73,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	});
 }
 
-export interface Result {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-	ms: number;
-	timedOut: boolean;
-	/** With `sampleMemory`: the process's peak resident memory (VmHWM), in MiB */
-	peakRssMb?: number;
-}
-
 export interface RunOptions {
 	cwd?: string;
 	env?: NodeJS.ProcessEnv;
 	timeoutMs: number;
 	/** Write the output to this file as it comes (for long installs) */
 	logFile?: string;
-	/** Read the process's peak resident memory (VmHWM in /proc) while it runs */
+	/** Read the process's peak resident memory (VmHWM in /proc, in MiB: `peakRssMb`) while it runs */
 	sampleMemory?: boolean;
 }
 
@@ -135,7 +125,7 @@ function spawnGroup(command: string, args: string[], options: Omit<RunOptions, '
 }
 
 /** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
-export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
+export async function run(command: string, args: string[], options: RunOptions) {
 	const started = Date.now();
 	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let timedOut = false;
@@ -213,7 +203,7 @@ async function step(
 	logFile: string,
 	minutes: number,
 	env: NodeJS.ProcessEnv = process.env,
-): Promise<Result> {
+) {
 	const result = await run(command, args, { cwd, timeoutMs: minutes * 60_000, logFile, env });
 	if (result.code !== 0)
 		throw new Error(

@@ -1,61 +1,35 @@
 /**
- * Debian's Chromium, headless, driven by puppeteer-core (no browser download): a fresh profile each run, nothing
- * but loopback traffic, and the page's console errors collected for the checks.
+ * Debian's Chromium, headless, driven by puppeteer-core (no browser download): a fresh profile each run (puppeteer's
+ * own, removed on close), nothing but loopback traffic, and the page's console errors collected for the checks.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 export const CHROMIUM = process.env.TRIPTYCH_CHROMIUM ?? '/usr/bin/chromium';
-export const VIEWPORT = { width: 1280, height: 800 };
 
 export interface Launched {
 	browser: Browser;
-	profile: string;
+	/** Closes the browser; one that hangs is killed */
 	close(): Promise<void>;
 }
 
 export async function launch(): Promise<Launched> {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'triptych-ui-chromium-'));
 	const browser = await puppeteer.launch({
 		executablePath: CHROMIUM,
 		headless: true,
 		timeout: 60_000,
 		protocolTimeout: 60_000,
-		defaultViewport: VIEWPORT,
-		args: [
-			'--headless',
-			'--no-sandbox',
-			'--disable-gpu',
-			'--disable-quic',
-			'--no-first-run',
-			'--disable-background-networking',
-			'--disable-component-update',
-			'--disable-sync',
-			'--disable-dev-shm-usage',
-			`--user-data-dir=${profile}`,
-			`--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
-		],
+		defaultViewport: { width: 1280, height: 800 },
+		// besides puppeteer's defaults (no background networking, sync or first-run screens)
+		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-component-update'],
 	});
 	return {
 		browser,
-		profile,
 		async close() {
-			const pid = browser.process()?.pid;
 			await Promise.race([
 				browser.close().catch(() => undefined),
 				new Promise((resolve) => setTimeout(resolve, 10_000)),
 			]);
-			if (pid) {
-				try {
-					process.kill(pid, 'SIGKILL');
-				} catch {
-					/* already gone */
-				}
-			}
-			fs.rmSync(profile, { recursive: true, force: true });
+			browser.process()?.kill('SIGKILL');
 		},
 	};
 }

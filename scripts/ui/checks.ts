@@ -10,7 +10,7 @@ import type { Page } from 'puppeteer-core';
 
 import { type Check, fail, log, sleep } from '../e2e/checks';
 import { freePort } from '../e2e/n8n';
-import { type Services, PACKAGE, ROOT } from '../e2e/scenarios';
+import { type Services, PACKAGE, ROOT, resetServices } from '../e2e/scenarios';
 import { type ConsoleEntry, describe, sortEntries } from './browser';
 import * as ed from './editor';
 
@@ -41,7 +41,7 @@ export async function shot(ctx: Ctx, name: string) {
 }
 
 /** Console errors since `from` that come from the package (fails) and the rest (listed). */
-function consoleSince(ctx: Ctx, from: number): string[] {
+export function consoleSince(ctx: Ctx, from: number): string[] {
 	const sorted = sortEntries(ctx.entries.slice(from), ctx.base);
 	if (sorted.fromPackage.length)
 		fail(`console errors from the package:\n${sorted.fromPackage.map(describe).join('\n')}`);
@@ -237,10 +237,9 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 export async function credentialForm(ctx: Ctx, message401: string): Promise<void> {
 	const { page, check, services } = ctx;
 	const { museum, quotes, trigger, apiKey } = services;
-	const all = { museum, quotes, trigger };
 	/** What the services were asked since their reset, e.g. "quotes GET /tags?limit=1" */
 	const asked = () =>
-		Object.entries(all)
+		Object.entries({ museum, quotes, trigger })
 			.flatMap(([name, s]) =>
 				s.requests.map(
 					(r) =>
@@ -256,11 +255,10 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 		await ed.openNdv(page, 'Quote Tags');
 		await page.click(`${ed.SEL.ndv} [data-test-id="credential-edit-button"]`);
 		await ed.visible(page, ed.SEL.credentialModal, 'the credential form');
-		const result = await ed.readTest(page);
-		if (!result.ok) fail(`opening the saved credential: ${result.text}`);
+		await ed.formShows(page, [ed.SUCCESS]);
 		await sleep(700); // the banner's Retry button fades in
 		await shot(ctx, 'credential-form');
-		Object.values(all).forEach((s) => s.reset());
+		resetServices(services);
 		await fill({ apiKey });
 		const again = await ed.saveAndReadTest(page);
 		if (!again.ok) fail(`after Save with the good key the form says "${again.text}"`);
@@ -315,7 +313,7 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 	for (const c of cases) {
 		await check(`credential form: ${c.name}`, async () => {
 			await fill(c.fields);
-			Object.values(all).forEach((s) => s.reset());
+			resetServices(services);
 			const result = await ed.saveAndReadTest(page);
 			if (c.shot) {
 				await sleep(700);

@@ -22,6 +22,7 @@ export const SEL = {
 	node: (name: string) => `[data-test-id="canvas-node"][data-node-name="${name}"]`,
 };
 const ACTIONS = `${SEL.creator} [data-test-id="item-iterator-item"]`;
+export const SUCCESS = 'Connection tested successfully';
 
 /** Waits for a visible element; the message names what the user should have seen. */
 export async function visible(page: Page, selector: string, what: string, timeout = 10_000) {
@@ -258,29 +259,50 @@ export async function setCredentialField(page: Page, name: string, value: string
 	await page.keyboard.press('Tab');
 }
 
-export interface TestOutcome {
-	ok: boolean;
-	/** What the form says: "Connection tested successfully", or the failure banner's details (the message) */
-	text: string;
+/**
+ * Waits until the open credential form shows every one of `parts` (white space aside), unfolding the failure
+ * banner's "More details" (where the credential form opened from a node shows the message).
+ */
+export async function formShows(page: Page, parts: string[], timeout = 20_000): Promise<void> {
+	await page
+		.waitForFunction(
+			(config, parts) => {
+				const root = document.querySelector(config) as HTMLElement | null;
+				const more = [...(root?.querySelectorAll('button, a, span') ?? [])].find(
+					(e) =>
+						(e as HTMLElement).innerText?.trim() === 'More details' &&
+						(e as HTMLElement).offsetParent,
+				);
+				(more as HTMLElement | undefined)?.click();
+				const text = (root?.innerText ?? '').replace(/\s+/g, ' ');
+				return parts.every((part) => text.includes(part.replace(/\s+/g, ' ')));
+			},
+			{ timeout, polling: 200 },
+			SEL.credentialConfig,
+			parts,
+		)
+		.catch(async () => {
+			const shown = await page
+				.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText)
+				.catch(() => '');
+			return fail(
+				`the credential form did not show "${parts.join('", "')}" within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
+			);
+		});
 }
 
 /**
- * Clicks Save (n8n saves, then tests the credential with POST /rest/credentials/test) and reads what the form says
- * once that answer has arrived: the success banner, or the failure banner's details (where n8n shows the message).
+ * Clicks Save (n8n saves, then tests the credential with POST /rest/credentials/test), waits until the form shows
+ * that test's verdict, and returns it: "Connection tested successfully", or the failure banner with the message.
  */
-export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
+export async function saveAndReadTest(page: Page, timeout = 20_000) {
 	await sleep(300);
 	const tested = page
 		.waitForResponse(
 			(res) => res.request().method() === 'POST' && /\/rest\/credentials\/test\b/.test(res.url()),
 			{ timeout },
 		)
-		.then(async (res) => {
-			const json = (await res.json().catch(() => undefined)) as
-				| { data?: { status?: string; message?: string } }
-				| undefined;
-			return json?.data ?? {};
-		})
+		.then(async (res) => ((await res.json()) as { data: { status: string; message: string } }).data)
 		.catch(() => undefined);
 	const save = `${SEL.credentialModal} [data-test-id="credential-save-button"]`;
 	await page.click(`${save} button`);
@@ -294,62 +316,10 @@ export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<Tes
 	const answer =
 		(await tested) ??
 		fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
-	// the banner follows the answer: wait until it shows this answer, not the previous test's
-	const expected =
-		answer.status === 'OK' ? 'Connection tested successfully' : (answer.message ?? '').slice(0, 40);
-	return await readTest(page, timeout, expected);
-}
-
-/** The test result the open credential form shows (optionally: wait until it contains `expected`). */
-export async function readTest(page: Page, timeout = 20_000, expected = ''): Promise<TestOutcome> {
-	const outcome = await page
-		.waitForFunction(
-			(config, expected) => {
-				const root = document.querySelector(config) as HTMLElement | null;
-				const text = root?.innerText ?? '';
-				const ok = /Connection tested successfully/.test(text);
-				const failed = /Couldn.t connect with these settings/.test(text);
-				if (!ok && !failed) return false;
-				if (failed) {
-					// the credential form opened from a node folds the message under "More details"
-					const more = [...root!.querySelectorAll('button, a, span')].find(
-						(e) =>
-							(e as HTMLElement).innerText?.trim() === 'More details' &&
-							(e as HTMLElement).offsetParent,
-					) as HTMLElement | undefined;
-					if (more) {
-						more.click();
-						return false;
-					}
-				}
-				if (expected && !text.replace(/\s+/g, ' ').includes(expected.replace(/\s+/g, ' ')))
-					return false;
-				return ok ? 'ok' : 'error';
-			},
-			{ timeout, polling: 200 },
-			SEL.credentialConfig,
-			expected,
-		)
-		.then(async (handle) => (await handle.jsonValue()) as string)
-		.catch(async () => {
-			const shown = await page
-				.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText)
-				.catch(() => '');
-			return fail(
-				`the credential form showed no test result${expected ? ` containing "${expected}"` : ''} within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
-			);
-		});
-	if (outcome === 'ok') return { ok: true, text: 'Connection tested successfully' };
-	// the visible danger banner: its heading, then a details block with the message
-	const details = await page.$$eval(`${SEL.credentialConfig} .el-tag--danger`, (tags) => {
-		const shown = tags.find(
-			(t) =>
-				(t as HTMLElement).offsetParent && /Couldn.t connect/.test((t as HTMLElement).innerText),
-		);
-		const block = shown?.querySelector('[class*="_details_"]') as HTMLElement | null;
-		return (block?.innerText ?? (shown as HTMLElement | undefined)?.innerText ?? '').trim();
-	});
-	return { ok: false, text: details.replace(/\s+/g, ' ') };
+	const ok = answer.status === 'OK';
+	const text = ok ? SUCCESS : answer.message;
+	await formShows(page, ok ? [text] : ['connect with these settings', text], timeout);
+	return { ok, text };
 }
 
 export async function closeCredentialModal(page: Page) {
