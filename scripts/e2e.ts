@@ -146,23 +146,20 @@ function binaryReader(userFolder: string) {
 async function runVersion(version: string, tarball: string, services: Services): Promise<void> {
 	const check: Check = (name, body) => checks.run(`n8n ${version}`, name, body);
 	log(`\n=== n8n ${version} ===`);
-	let env: Env | undefined;
-	let install: Awaited<ReturnType<typeof installN8n>> | undefined;
-	const installed =
-		(await check(`install n8n ${version} (cached in ~/.cache/triptych-e2e)`, async () => {
-			install = await installN8n(version, log);
-			return [
-				`Node ${install.runtime.version}; ${install.cached ? 'cached install reused' : 'installed now'}`,
-			];
-		})) &&
-		(await check('install the packed package into the user folder', async () => {
-			const { target, runtime } = install!;
-			const prepared = await prepare(target, runtime, tarball, path.join(WORK, `n8n-${version}`));
-			env = prepared;
-			return prepared.installed;
-		}));
-	if (!installed || !env) return;
-	const cli = env;
+	let n8nInstall: Awaited<ReturnType<typeof installN8n>> | undefined;
+	let prepared: Env | undefined;
+	await check(`install n8n ${version} (cached in ~/.cache/triptych-e2e)`, async () => {
+		const { runtime, cached } = (n8nInstall = await installN8n(version, log));
+		return [`Node ${runtime.version}; ${cached ? 'cached install reused' : 'installed now'}`];
+	});
+	if (!n8nInstall) return;
+	const { target, runtime } = n8nInstall;
+	await check('install the packed package into the user folder', async () => {
+		const ready = await prepare(target, runtime, tarball, path.join(WORK, `n8n-${version}`));
+		return (prepared = ready).installed;
+	});
+	if (!prepared) return;
+	const cli = prepared;
 
 	const imported = await check('n8n import:credentials and import:workflow', async () => {
 		const credentials = (Object.keys(CREDENTIALS) as Array<keyof typeof CREDENTIALS>).map(
@@ -229,8 +226,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 		});
 	}
 
-	const reset = () => resetServices(services);
-	await hostilePhase({ services, check, reset, execute: (id) => execute(id, true) });
+	await hostilePhase({ services, check, execute: (id) => execute(id, true) });
 	await serverPhase(cli, services, check);
 }
 
@@ -360,7 +356,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 				];
 			},
 		);
-		await stopChecks({ services, rest, check, reset: () => resetServices(services) });
+		await stopChecks({ services, rest, check });
 	} finally {
 		await (n8nApp as { server: { stop(): Promise<void> } } | undefined)?.server.stop();
 	}
@@ -370,14 +366,12 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 
 async function main(): Promise<number> {
 	const args = process.argv.slice(2);
-	const versions = (
-		args.find((a) => a.startsWith('--n8n='))?.slice(6) ??
-		process.env.E2E_N8N_VERSIONS ??
-		DEFAULT_VERSIONS.join(',')
-	)
-		.split(',')
-		.map((v) => v.trim())
-		.filter(Boolean);
+	const asked = args.find((a) => a.startsWith('--n8n='))?.slice(6) ?? process.env.E2E_N8N_VERSIONS;
+	const versions =
+		asked
+			?.split(',')
+			.map((v) => v.trim())
+			.filter(Boolean) ?? DEFAULT_VERSIONS;
 	fs.mkdirSync(WORK, { recursive: true });
 
 	log(`End-to-end check of ${PACKAGE} in n8n ${versions.join(', ')}`);

@@ -21,14 +21,8 @@ export async function pack(work: string): Promise<string> {
 	const out = path.join(work, 'pack');
 	fs.rmSync(out, { recursive: true, force: true });
 	fs.mkdirSync(out, { recursive: true });
-	const result = await run(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', out],
-		{
-			cwd: ROOT,
-			timeoutMs: 120_000,
-		},
-	);
+	const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', out];
+	const result = await run('npm', args, { cwd: ROOT, timeoutMs: 120_000 });
 	if (result.code !== 0) fail(`npm pack failed: ${result.stderr.slice(-1500)}`);
 	const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{
 		filename: string;
@@ -167,17 +161,20 @@ export async function startN8n(
 			},
 			server,
 		);
-		ensure(
-			setup.status === 200,
-			`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`,
-		);
 		const { email, password } = owner;
 		const login = await rest.call('POST', '/rest/login', {
 			emailOrLdapLoginId: email,
 			email,
 			password,
 		});
-		ensure(login.status === 200, `login answered ${login.status}: ${login.text.slice(0, 500)}`);
+		for (const [what, answer] of [
+			['owner setup', setup],
+			['login', login],
+		] as const)
+			ensure(
+				answer.status === 200,
+				`${what} answered ${answer.status}: ${answer.text.slice(0, 500)}`,
+			);
 		return { base, rest, server };
 	} catch (error) {
 		await server.stop();
@@ -213,12 +210,9 @@ export class Rest {
 		const auth = setCookie && /n8n-auth=[^;]+/.exec(setCookie);
 		if (auth) this.cookie = auth[0];
 		const text = await res.text();
-		let json: any;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			json = undefined;
-		}
+		const json = await Promise.resolve(text)
+			.then(JSON.parse)
+			.catch(() => undefined);
 		return { status: res.status, json, text };
 	}
 
