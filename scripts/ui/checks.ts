@@ -247,9 +247,9 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 				),
 			)
 			.join(', ');
-	const fill = async (fields: Record<string, string>) => {
+	const fill = async (fields: Record<string, string | undefined>) => {
 		for (const [name, value] of Object.entries(fields))
-			await ed.setCredentialField(page, name, value);
+			await ed.setCredentialField(page, name, value ?? '');
 	};
 	const opened = await check('credential form: a good key says the connection works', async () => {
 		await ed.openNdv(page, 'Quote Tags');
@@ -270,14 +270,7 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 	const malformed = 'museum-api.example.edu';
 	const noAddress = 'No address to test: fill in the Museum URL, the Quotes URL or the Trigger URL';
 	/** Each case changes the fields of the one before; `asks`: every request the services get, when it matters */
-	const cases: Array<{
-		name: string;
-		fields: Record<string, string>;
-		ok?: boolean;
-		says?: string[];
-		asks?: string;
-		shot?: string;
-	}> = [
+	const cases = [
 		{
 			name: "a wrong key shows the credential's message for a rejected key",
 			fields: { apiKey: 'not-the-key' },

@@ -12,15 +12,10 @@ import { PACKAGE, ROOT } from '../e2e/scenarios';
 import type { Ctx } from './checks';
 import * as ed from './editor';
 
-const HINTS = {
-	museum: 'Return All with no search and no filter',
-	order: 'With Concurrency above 1',
-	retry: 'Without an idempotency key',
-};
-
-/** Text the open panel shows, for the hints and the input fields. */
-const ndvText = (ctx: Ctx) =>
-	ctx.page.$eval(ed.SEL.ndv, (e) => (e as HTMLElement).innerText).catch(() => '');
+/** The node hints, by the words they start with */
+const ALL = 'Return All with no search and no filter';
+const ORDER = 'With Concurrency above 1';
+const RETRY = 'Without an idempotency key';
 
 export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string): Promise<void> {
 	const { page, check, base } = ctx;
@@ -68,8 +63,9 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 		connections: { Start: link('Museum'), Museum: link('Next') },
 		settings: {},
 	});
-	const id = created.json?.data?.id as string | undefined;
-	if (!id) fail(`creating the workflow answered ${created.status}: ${created.text.slice(0, 300)}`);
+	const id: string =
+		created.json?.data?.id ??
+		fail(`creating the workflow answered ${created.status}: ${created.text.slice(0, 300)}`);
 
 	await check('the node after an unexecuted Museum Object Search offers its fields', async () => {
 		await page.goto(`${base}/workflow/${id}`, { waitUntil: 'domcontentloaded' });
@@ -90,13 +86,13 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 	await check('node hints show where they apply, and only there', async () => {
 		const seen: string[] = [];
 		for (const [name, want, not] of [
-			['Museum', [HINTS.museum], []],
-			['Fire', [HINTS.order, HINTS.retry], []],
-			['Fire in order', [], [HINTS.order, HINTS.retry]],
+			['Museum', [ALL], []],
+			['Fire', [ORDER, RETRY], []],
+			['Fire in order', [], [ORDER, RETRY]],
 		] as const) {
 			await ed.openNdv(page, name);
 			await sleep(1000);
-			const text = await ndvText(ctx);
+			const text = await page.$eval(ed.SEL.ndv, (e) => (e as HTMLElement).innerText);
 			await ed.closeNdv(page);
 			for (const hint of want) if (!text.includes(hint)) fail(`${name}: no hint "${hint}…"`);
 			for (const hint of not) if (text.includes(hint)) fail(`${name}: shows "${hint}…"`);
