@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+import manifest from '../package.json';
 import { type Check, Checks, ensure, fail, log, runMain, seconds, waitFor } from './e2e/checks';
 import {
 	HOSTILE_CREDENTIAL,
@@ -243,12 +244,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 				}
 				resetServices(services);
 				const t0 = Date.now();
-				n8nApp = await startN8n(env, {
-					email: 'e2e@triptych.test',
-					password: 'E2e-Passw0rd-Triptych',
-					firstName: 'E2E',
-					lastName: 'Owner',
-				});
+				n8nApp = await startN8n(env, 'E2e');
 				return [`listening on ${n8nApp.base} after ${seconds(Date.now() - t0)}; owner logged in`];
 			},
 		);
@@ -268,23 +264,15 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 					},
 					server,
 				);
-				const names = new Set((nodes.json as Array<{ name: string }>).map((n) => n.name));
-				const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-					n8n: { nodes: string[] };
-				};
+				const credentials = await rest.call('GET', '/types/credentials.json');
+				const listed = [...nodes.json, ...(credentials.json ?? [])].map((n) => n.name as string);
 				const expected = manifest.n8n.nodes.flatMap((file) => {
 					const base = path.basename(file, '.node.js');
-					const name = base.charAt(0).toLowerCase() + base.slice(1);
-					return [`${PACKAGE}.${name}`, `${PACKAGE}.${name}Tool`];
+					const name = `${PACKAGE}.${base[0].toLowerCase()}${base.slice(1)}`;
+					return [name, `${name}Tool`];
 				});
-				const missing = expected.filter((name) => !names.has(name));
-				if (missing.length) fail(`missing from n8n's node list: ${missing.join(', ')}`);
-				const credentials = await rest.call('GET', '/types/credentials.json');
-				const listed = (credentials.json as Array<{ name: string }> | undefined)?.map(
-					(c) => c.name,
-				);
-				if (!listed?.includes(CREDENTIAL_TYPE))
-					fail(`credential type ${CREDENTIAL_TYPE} is not in /types/credentials.json`);
+				const missing = [...expected, CREDENTIAL_TYPE].filter((name) => !listed.includes(name));
+				if (missing.length) fail(`missing from /types/nodes.json, credentials.json: ${missing}`);
 				noLoadProblems(server.output());
 				return [
 					`listed: ${expected.join(', ')}`,
@@ -304,23 +292,18 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 							data: credentialData(services, 'main', apiKey),
 						},
 					});
-					if (answer.status !== 200)
-						fail(
-							`POST /rest/credentials/test answered ${answer.status}: ${answer.text.slice(0, 500)}`,
-						);
+					const { status, text } = answer;
+					if (status !== 200) fail(`credentials/test answered ${status}: ${text.slice(0, 500)}`);
 					return (answer.json?.data ?? answer.json) as { status: string; message: string };
 				};
 				services.museum.reset();
 				const good = await test(services.apiKey);
 				if (good.status !== 'OK') fail(`the good key was not accepted: ${JSON.stringify(good)}`);
-				const bad = await test('not-the-key');
-				if (bad.status !== 'Error') fail(`the bad key was accepted: ${JSON.stringify(bad)}`);
-				const expected = credentialTestMessage(
-					credentialData(services, 'main', 'not-the-key'),
-					401,
-				);
-				if (bad.message !== expected)
-					fail(`the bad key's message is "${bad.message}", expected "${expected}"`);
+				const wrong = 'not-the-key';
+				const bad = await test(wrong);
+				const expected = credentialTestMessage(credentialData(services, 'main', wrong), 401);
+				if (bad.status !== 'Error' || bad.message !== expected)
+					fail(`the bad key → ${JSON.stringify(bad)}, expected Error "${expected}"`);
 				const probes = services.museum.requests.filter((r) => r.path === '/object');
 				if (probes.length < 2)
 					fail(`the museum service got ${probes.length} test requests, expected at least 2`);

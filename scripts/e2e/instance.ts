@@ -128,15 +128,18 @@ export async function prepare(
 }
 
 /**
- * `n8n start` in a prepared user folder, waited for, with the owner set up and logged in through the REST API; the
- * server is stopped again if any of that fails. Until n8n has finished starting it answers every route with HTTP
+ * `n8n start` in a prepared user folder, waited for, with an owner (named after `who`, e.g. "E2e") set up and logged
+ * in through the REST API, who also signs in to the editor; the server is stopped again if any of that fails. Until n8n has finished starting it answers every route with HTTP
  * 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
  */
 export async function startN8n(
 	env: Env,
-	owner: { email: string; password: string; firstName: string; lastName: string },
+	who: string,
 	browserId?: string,
-): Promise<{ base: string; rest: Rest; server: Background }> {
+): Promise<{ base: string; rest: Rest; server: Background; owner: Record<string, string> }> {
+	const email = `${who.toLowerCase()}@triptych.test`;
+	const password = `${who}-Passw0rd-Triptych`;
+	const owner = { email, password, firstName: who.toUpperCase(), lastName: 'Owner' };
 	const server = background(env.runtime.node, [n8nBin(env.target.version), 'start'], {
 		env: env.vars,
 		cwd: env.userFolder,
@@ -161,7 +164,6 @@ export async function startN8n(
 			},
 			server,
 		);
-		const { email, password } = owner;
 		const login = await rest.call('POST', '/rest/login', {
 			emailOrLdapLoginId: email,
 			email,
@@ -175,7 +177,7 @@ export async function startN8n(
 				answer.status === 200,
 				`${what} answered ${answer.status}: ${answer.text.slice(0, 500)}`,
 			);
-		return { base, rest, server };
+		return { base, rest, server, owner };
 	} catch (error) {
 		await server.stop();
 		throw error;

@@ -146,18 +146,14 @@ export async function run(command: string, args: string[], options: RunOptions) 
 	return { code, ...out, ms: Date.now() - started, timedOut, peakRssMb: peak };
 }
 
-export interface Background {
-	output(): string;
-	exited(): boolean;
-	stop(): Promise<void>;
-}
+export type Background = ReturnType<typeof background>;
 
 /** Starts a long-running command (n8n start) in its own process group. */
 export function background(
 	command: string,
 	args: string[],
 	options: Omit<RunOptions, 'timeoutMs'>,
-): Background {
+) {
 	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let exited = false;
 	void closed.then(() => (exited = true));
@@ -166,10 +162,8 @@ export function background(
 		exited: () => exited,
 		async stop() {
 			killGroup(child, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-			await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000))]);
-			clearTimeout(timer);
-			end();
+			await Promise.race([closed, new Promise((r) => setTimeout(r, 10_000))]);
+			end(); // SIGKILL for what is left
 		},
 	};
 }

@@ -21,7 +21,6 @@ export const SEL = {
 		'[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
 	node: (name: string) => `[data-test-id="canvas-node"][data-node-name="${name}"]`,
 };
-const ACTIONS = `${SEL.creator} [data-test-id="item-iterator-item"]`;
 export const SUCCESS = 'Connection tested successfully';
 
 /** Waits for a visible element; the message names what the user should have seen. */
@@ -104,17 +103,18 @@ const panelNames = (page: Page) =>
 		els.filter((e) => (e as HTMLElement).offsetParent).map((e) => (e.textContent ?? '').trim()),
 	);
 
-/** Opens the nodes panel with a click on `button`; returns its heading ("What triggers this workflow?", …). */
+/** Opens the nodes panel with a click on `button` (a selector waited for, or a finder); checks its heading. */
 export async function openPanel(
 	page: Page,
 	button: string | (() => Promise<ElementHandle<Element>>),
+	heading: 'What triggers this workflow?' | 'What happens next?',
 ) {
-	await tap(page, button, undefined, () =>
-		visible(page, SEL.creatorSearch, 'the nodes panel', 5000),
-	);
-	const heading = `${SEL.creator} [data-test-id="nodes-list-header"]`;
-	const shown = await visible(page, heading, "the nodes panel's heading");
-	return await shown.evaluate((e) => (e as HTMLElement).innerText.split('\n')[0].trim());
+	if (typeof button === 'string') await visible(page, button, `the button ${button}`, 20_000);
+	await tap(page, button, undefined, () => visible(page, SEL.creatorSearch, 'the nodes panel'));
+	const header = `${SEL.creator} [data-test-id="nodes-list-header"]`;
+	const shown = await visible(page, header, "the nodes panel's heading");
+	const title = await shown.evaluate((e) => (e as HTMLElement).innerText.split('\n')[0].trim());
+	if (!title.includes(heading)) fail(`the nodes panel says "${title}", expected "${heading}"`);
 }
 
 /** Types a query into the panel's search (replacing what was there) and lets the list settle. */
@@ -133,8 +133,6 @@ export async function search(page: Page, query: string): Promise<string[]> {
 
 const itemName = (name: string) =>
 	`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`;
-const missingItem = (page: Page, name: string) => async () =>
-	`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`;
 
 /** Whether the listed item has n8n's trigger badge (the bolt icon next to a trigger's name). */
 export async function hasTriggerBadge(page: Page, name: string): Promise<boolean> {
@@ -148,26 +146,29 @@ export async function hasTriggerBadge(page: Page, name: string): Promise<boolean
 }
 
 export async function clickItem(page: Page, name: string) {
-	await tap(page, `xpath/${itemName(name)}`, missingItem(page, name));
+	const listed = async () => (await panelNames(page)).join(', ');
+	await tap(page, `xpath/${itemName(name)}`, async () => `no "${name}" listed: ${await listed()}`);
 }
 
-/** The items (actions) offered after choosing a node, once one contains `wanted` (or after 10 s). */
-export async function offeredActions(page: Page, wanted: string): Promise<string[]> {
+/**
+ * Chooses a listed node and its "Add to workflow" (once offered: the actions load after the click), then waits for
+ * its parameter panel; returns the actions that were offered.
+ */
+export async function addNode(page: Page, name: string): Promise<string[]> {
+	await clickItem(page, name);
+	const wanted = 'Add to workflow';
 	let actions: string[] = [];
 	for (let i = 0; i < 20 && !actions.some((a) => a.includes(wanted)); i++) {
 		await sleep(500);
-		actions = await texts(page, ACTIONS);
+		actions = await texts(page, `${SEL.creator} [data-test-id="item-iterator-item"]`);
 	}
-	return actions;
-}
-
-export async function clickAction(page: Page, text: string) {
 	await tap(
 		page,
-		`xpath///*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
-		async () =>
-			`the nodes panel offers no "${text}" (offered: ${(await texts(page, ACTIONS)).join(', ')})`,
+		`xpath///*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${wanted}")]`,
+		() => `after choosing ${name} the nodes panel offers: ${actions.join(', ') || 'nothing'}`,
 	);
+	await visible(page, SEL.ndvParameters, `the parameter panel of ${name}`);
+	return actions;
 }
 
 export async function closePanel(page: Page) {
@@ -195,17 +196,22 @@ export async function canvas(page: Page) {
 
 /** Opens the nodes panel from the + on a canvas node's free output (it fades in after a panel closes). */
 export async function openPanelAfter(page: Page, nodeName: string) {
-	return await openPanel(page, async () => {
-		const plus = await page.evaluateHandle((name) => {
-			const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
-				(e) => e.getAttribute('data-node-name') === name,
-			);
-			const wrapper = node?.closest('.vue-flow__node') ?? node;
-			return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
-		}, nodeName);
-		const element = plus.asElement() as ElementHandle<Element> | null;
-		return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
-	});
+	const heading = 'What happens next?';
+	await openPanel(
+		page,
+		async () => {
+			const plus = await page.evaluateHandle((name) => {
+				const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
+					(e) => e.getAttribute('data-node-name') === name,
+				);
+				const wrapper = node?.closest('.vue-flow__node') ?? node;
+				return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
+			}, nodeName);
+			const element = plus.asElement() as ElementHandle<Element> | null;
+			return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
+		},
+		heading,
+	);
 }
 
 export async function openNdv(page: Page, nodeName: string) {
