@@ -19,7 +19,7 @@ import {
 	hostileWorkflows,
 	stopChecks,
 } from './e2e/hostile';
-import { type Env, pack, prepare, startN8n } from './e2e/instance';
+import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
 import { credentialTestMessage, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import {
 	type Item,
@@ -154,9 +154,9 @@ async function runVersion(version: string, tarball: string, services: Services):
 		return [`Node ${runtime.version}; ${cached ? 'cached install reused' : 'installed now'}`];
 	});
 	if (!n8nInstall) return;
-	const { target, runtime } = n8nInstall;
+	const installed = n8nInstall;
 	await check('install the packed package into the user folder', async () => {
-		const ready = await prepare(target, runtime, tarball, path.join(WORK, `n8n-${version}`));
+		const ready = await prepare(installed, tarball, path.join(WORK, `n8n-${version}`));
 		return (prepared = ready).installed;
 	});
 	if (!prepared) return;
@@ -184,7 +184,7 @@ async function runVersion(version: string, tarball: string, services: Services):
 			['import:workflow', 'workflow', workflows],
 		] as const) {
 			const file = path.join(cli.userFolder, `${what}s.json`);
-			fs.writeFileSync(file, JSON.stringify(list, null, 2));
+			writeJson(file, list);
 			const result = await n8n(cli, [command, `--input=${file}`]);
 			if (
 				result.code !== 0 ||

@@ -79,8 +79,7 @@ async function main(): Promise<number> {
 				const t0 = Date.now();
 				const tarball = await pack(WORK);
 				services = await startServices();
-				const { target, runtime } = install;
-				const env = await prepare(target, runtime, tarball, path.join(WORK, 'n8n'));
+				const env = await prepare(install, tarball, path.join(WORK, 'n8n'));
 				app = await startN8n(env, 'Ui', 'triptych-ui');
 				const created = await app.rest.call('POST', '/rest/credentials', {
 					name: CREDENTIAL_NAME,

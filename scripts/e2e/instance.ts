@@ -14,6 +14,10 @@ import {
 import { ensure, fail, waitFor } from './checks';
 import { PACKAGE, ROOT } from './scenarios';
 
+/** Writes `value` as indented JSON (how n8n and npm write their files). */
+export const writeJson = (file: string, value: unknown) =>
+	fs.writeFileSync(file, JSON.stringify(value, null, 2));
+
 /** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
 export async function pack(work: string): Promise<string> {
 	if (!fs.existsSync(path.join(ROOT, 'dist/nodes')))
@@ -40,35 +44,28 @@ async function installPackage(tarball: string, userFolder: string): Promise<stri
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const target = path.join(nodesDir, 'node_modules', PACKAGE);
 	fs.mkdirSync(target, { recursive: true });
-	const untar = await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], {
-		timeoutMs: 60_000,
-	});
+	const tar = ['-xzf', tarball, '-C', target, '--strip-components=1'];
+	const untar = await run('tar', tar, { timeoutMs: 60_000 });
 	if (untar.code !== 0) fail(`tar failed: ${untar.stderr}`);
 	const manifestFile = path.join(target, 'package.json');
 	const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
 	delete manifest.devDependencies;
 	delete manifest.peerDependencies;
-	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-	fs.writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE]: manifest.version } },
-			null,
-			2,
-		),
-	);
+	writeJson(manifestFile, manifest);
+	const dependencies = { [PACKAGE]: manifest.version };
+	writeJson(path.join(nodesDir, 'package.json'), {
+		name: 'installed-nodes',
+		private: true,
+		dependencies,
+	});
 	if (fs.existsSync(path.join(target, 'node_modules')))
 		fail('the packed package should have no node_modules');
-	const dependencies = Object.keys((manifest.dependencies as object | undefined) ?? {});
-	if (dependencies.length)
-		fail(
-			`the package has runtime dependencies, which n8n would have to install: ${dependencies.join(', ')}`,
-		);
+	const runtime = Object.keys((manifest.dependencies as object | undefined) ?? {});
+	if (runtime.length) fail(`runtime dependencies, which n8n would have to install: ${runtime}`);
 	const n8n = manifest.n8n as { nodes: string[]; credentials: string[] };
-	for (const file of [...n8n.nodes, ...n8n.credentials]) {
+	for (const file of [...n8n.nodes, ...n8n.credentials])
 		if (!fs.existsSync(path.join(target, file)))
 			fail(`package.json lists ${file}, which the tarball lacks`);
-	}
 	return [
 		`${path.basename(tarball)}: ${n8n.nodes.length} nodes, ${n8n.credentials.length} credential type(s), every listed file present`,
 		'no runtime dependencies; devDependencies and peerDependencies dropped as n8n does',
@@ -88,8 +85,7 @@ export interface Env {
  * telemetry, community packages on.
  */
 export async function prepare(
-	target: Target,
-	runtime: Runtime,
+	{ target, runtime }: { target: Target; runtime: Runtime },
 	tarball: string,
 	userFolder: string,
 ): Promise<Env & { installed: string[] }> {

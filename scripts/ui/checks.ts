@@ -178,13 +178,10 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 				if (credential !== CREDENTIAL_NAME)
 					fail(`the Credential field shows "${credential}", expected "${CREDENTIAL_NAME}"`);
 				const labels = await ed.parameterLabels(page);
-				const issues = await page.$$eval(
-					`${ed.SEL.ndv} [data-test-id="parameter-issues"]`,
-					(els) => els.length,
-				);
+				const issues = (await page.$$(`${ed.SEL.ndv} [data-test-id="parameter-issues"]`)).length;
 				await ed.closeNdv(page);
 				return [
-					`credential "${credential}"; parameters: ${labels.join(', ')}${issues ? `; ${issues} parameter issue marks` : ''}`,
+					`credential "${credential}"; parameters: ${labels.join(', ')}; ${issues} parameter issue marks`,
 					...consoleSince(ctx, from),
 				];
 			},
@@ -202,12 +199,8 @@ export async function parameterPanels(ctx: Ctx): Promise<void> {
 				fail('Selected Fields shows before Output = Selected Fields');
 			await ed.chooseOption(page, 'output', 'Selected Fields');
 			const t0 = Date.now();
-			await ed.visible(
-				page,
-				`${ed.SEL.ndvParameters} [data-test-id="parameter-input-selectedFieldList"]`,
-				'the Selected Fields box',
-				1000,
-			);
+			const box = `${ed.SEL.ndvParameters} [data-test-id="parameter-input-selectedFieldList"]`;
+			await ed.visible(page, box, 'the Selected Fields box', 1000);
 			const ms = Date.now() - t0;
 			await sleep(300);
 			await shot(ctx, 'museum-object-search-selected-fields');
@@ -326,47 +319,35 @@ export async function credentialForm(ctx: Ctx, message401: string): Promise<void
 
 export async function themes(ctx: Ctx): Promise<void> {
 	const { page, check } = ctx;
-	const dark = (luminance: number) => luminance < 0.5;
 	for (const theme of ['light', 'dark'] as const) {
+		/** Whether a background luminance (0 dark … 1 light) is off for the theme */
+		const off = (luminance: number) => (theme === 'dark') !== luminance < 0.5;
 		await check(
 			`${theme} theme: N8N_THEME='${theme}' applies; screenshots of each parameter panel`,
 			async () => {
 				const from = ctx.entries.length;
 				const attribute = await ed.setTheme(page, theme);
-				await ed.visible(
-					page,
-					'[data-test-id="canvas-node"]',
-					'the workflow on the canvas',
-					20_000,
-				);
+				await ed.visible(page, '[data-test-id="canvas-node"]', 'the workflow', 20_000);
 				await sleep(1000);
-				const luminance = await ed.backgroundLuminance(page, '[data-test-id="canvas"]');
-				if (attribute !== theme)
-					fail(`body's data-theme is "${attribute}" with N8N_THEME='${theme}'`);
-				if ((theme === 'dark') !== dark(luminance))
-					fail(
-						`the canvas background's luminance is ${luminance.toFixed(2)} in the ${theme} theme`,
-					);
-				const facts = [`body data-theme="${attribute}", canvas luminance ${luminance.toFixed(2)}`];
+				const canvas = (await ed.backgroundLuminance(page, '[data-test-id="canvas"]')).toFixed(2);
+				if (attribute !== theme) fail(`body's data-theme is "${attribute}"`);
+				if (off(Number(canvas))) fail(`the canvas background's luminance is ${canvas}`);
+				const facts = [`body data-theme="${attribute}", canvas luminance ${canvas}`];
 				for (const node of NODES) {
 					await ed.openNdv(page, node.name);
 					// an input box's background: light or dark (the panel's own background is see-through); the first
 					// panel after a reload may still be fading its colours in
-					let label = 0;
-					for (let i = 0; i < 15 && (i === 0 || (theme === 'dark') !== dark(label)); i++) {
+					let input = 0;
+					for (let i = 0; i < 15 && (i === 0 || off(input)); i++) {
 						await sleep(200);
-						label = await ed.backgroundLuminance(
-							page,
-							`${ed.SEL.ndvParameters} [data-test-id="parameter-input-field"]`,
-						);
+						const box = `${ed.SEL.ndvParameters} [data-test-id="parameter-input-field"]`;
+						input = await ed.backgroundLuminance(page, box);
 					}
 					await shot(ctx, `${node.file}-${theme}`);
 					await ed.closeNdv(page);
-					if ((theme === 'dark') !== dark(label))
-						fail(
-							`${node.name}'s first input box has background luminance ${label.toFixed(2)} in the ${theme} theme`,
-						);
-					facts.push(`${node.name}: input box background luminance ${label.toFixed(2)}`);
+					const shown = `${node.name}: input box background luminance ${input.toFixed(2)}`;
+					if (off(input)) fail(shown);
+					facts.push(shown);
 				}
 				return [...facts, ...consoleSince(ctx, from)];
 			},
