@@ -66,37 +66,24 @@ const PACKAGE =
 	/n8n-nodes-triptych|triptych|quoteTags|museumObjectSearch|fireAutomation|Fire Automation|Quote Tags|Museum Object Search/i;
 
 /**
- * Sorts the page's console errors: what comes from the package (its node types, icons, credential) fails a check;
- * n8n's own noise (requests to external hosts, which cannot succeed on this loopback-only machine, the 401 before
- * signing in) is ignored and listed; the rest (`fromN8n`: n8n's own errors no rule explains) is listed.
+ * How a console error is listed: n8n's own noise, "ignored (why)" (requests to external hosts, which cannot succeed
+ * on this loopback-only machine, the 401 before signing in, …), or "n8n (not the package)" for n8n's own errors no
+ * rule explains; `undefined` for an error from the package (its node types, icons, credential): that fails a check.
  */
-export function sortEntries(entries: ConsoleEntry[], base: string) {
-	const own = new URL(base).host;
-	const sorted = {
-		fromPackage: [] as ConsoleEntry[],
-		fromN8n: [] as ConsoleEntry[],
-		ignored: [] as Array<{ entry: ConsoleEntry; why: string }>,
-	};
-	for (const entry of entries) {
-		const where = entry.url && URL.canParse(entry.url) ? new URL(entry.url).host : undefined;
-		if (where && where !== own)
-			sorted.ignored.push({ entry, why: `external host ${where} (no internet here)` });
-		else if (/\/schemas\/n8n-nodes-triptych\.\w+\/[\d.]+\.json/.test(entry.url ?? ''))
-			sorted.ignored.push({
-				entry,
-				why: "n8n's editor asks for an optional output-schema file (dist/nodes/<Node>/__schema__/v<version>.json) the package does not ship: 404, harmless",
-			});
-		else if (PACKAGE.test(entry.text) || PACKAGE.test(entry.url ?? ''))
-			sorted.fromPackage.push(entry);
-		else if (/\/rest\/login\b/.test(entry.url ?? '') || /status of 401/.test(entry.text))
-			sorted.ignored.push({ entry, why: 'n8n asks who is logged in before sign-in (HTTP 401)' });
-		else if (/telemetry|rudderstack|posthog|sentry/i.test(`${entry.text} ${entry.url ?? ''}`))
-			sorted.ignored.push({ entry, why: 'telemetry' });
-		else if (entry.kind === 'requestfailed' && /ERR_ABORTED/.test(entry.text))
-			sorted.ignored.push({ entry, why: 'request cancelled by the page (navigation)' });
-		else sorted.fromN8n.push(entry);
-	}
-	return sorted;
+export function excuse(entry: ConsoleEntry, base: string): string | undefined {
+	const where = entry.url && URL.canParse(entry.url) ? new URL(entry.url).host : undefined;
+	if (where && where !== new URL(base).host)
+		return `ignored (external host ${where} (no internet here))`;
+	if (/\/schemas\/n8n-nodes-triptych\.\w+\/[\d.]+\.json/.test(entry.url ?? ''))
+		return "ignored (n8n's editor asks for an optional output-schema file (dist/nodes/<Node>/__schema__/v<version>.json) the package does not ship: 404, harmless)";
+	if (PACKAGE.test(entry.text) || PACKAGE.test(entry.url ?? '')) return undefined;
+	if (/\/rest\/login\b/.test(entry.url ?? '') || /status of 401/.test(entry.text))
+		return 'ignored (n8n asks who is logged in before sign-in (HTTP 401))';
+	if (/telemetry|rudderstack|posthog|sentry/i.test(`${entry.text} ${entry.url ?? ''}`))
+		return 'ignored (telemetry)';
+	if (entry.kind === 'requestfailed' && /ERR_ABORTED/.test(entry.text))
+		return 'ignored (request cancelled by the page (navigation))';
+	return 'n8n (not the package)';
 }
 
 export const describe = (entry: ConsoleEntry) =>

@@ -11,7 +11,7 @@ import type { Page } from 'puppeteer-core';
 import { type Check, fail, log, sleep } from '../e2e/checks';
 import { freePort } from '../e2e/n8n';
 import { type Services, PACKAGE, ROOT, resetServices } from '../e2e/scenarios';
-import { type ConsoleEntry, describe, sortEntries } from './browser';
+import { type ConsoleEntry, describe, excuse } from './browser';
 import * as ed from './editor';
 
 export const SHOTS = path.join(ROOT, 'docs', 'screenshots');
@@ -40,15 +40,12 @@ export async function shot(ctx: Ctx, name: string) {
 	ctx.shots.push(path.relative(ROOT, file));
 }
 
-/** Console errors since `from` that come from the package (fails) and the rest (listed). */
+/** The console errors since `from`, listed; those from the package fail. */
 export function consoleSince(ctx: Ctx, from: number): string[] {
-	const sorted = sortEntries(ctx.entries.slice(from), ctx.base);
-	if (sorted.fromPackage.length)
-		fail(`console errors from the package:\n${sorted.fromPackage.map(describe).join('\n')}`);
-	return [
-		...sorted.fromN8n.map((e) => `n8n (not the package): ${describe(e)}`),
-		...sorted.ignored.map(({ entry, why }) => `ignored (${why}): ${describe(entry)}`),
-	];
+	const entries = ctx.entries.slice(from);
+	const own = entries.filter((entry) => !excuse(entry, ctx.base));
+	if (own.length) fail(`console errors from the package:\n${own.map(describe).join('\n')}`);
+	return entries.map((entry) => `${excuse(entry, ctx.base)}: ${describe(entry)}`);
 }
 
 // ------------------------------------------------------------------------------------------------ nodes panel
