@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import manifest from '../package.json';
-import { type Check, Checks, ensure, fail, log, runMain, seconds, waitFor } from './e2e/checks';
+import { type Check, Checks, fail, log, runMain, seconds, waitFor } from './e2e/checks';
 import {
 	HOSTILE_CREDENTIAL,
 	STOP_WORKFLOW,
@@ -67,22 +67,17 @@ async function n8n(env: Env, args: string[], sampleMemory = false) {
 	return { ...result, output: `${result.stdout}\n${result.stderr}` };
 }
 
+const LOAD_PROBLEM =
+	/Unrecognized node type|Unrecognized credential type|(error|failed).{0,80}(n8n-nodes-triptych|community package|loading package)|n8n-nodes-triptych.{0,80}(error|failed)|Class could not be found/i;
+
 /** Fails with the lines of n8n's output that say the package did not load, if any. */
 function noLoadProblems(output: string): void {
-	const problems = output
-		.split('\n')
-		.filter((line) =>
-			/Unrecognized node type|Unrecognized credential type|(error|failed).{0,80}(n8n-nodes-triptych|community package|loading package)|n8n-nodes-triptych.{0,80}(error|failed)|Class could not be found/i.test(
-				line,
-			),
-		);
+	const problems = output.split('\n').filter((line) => LOAD_PROBLEM.test(line));
 	if (problems.length) fail(`n8n reported load problems:\n${problems.slice(0, 10).join('\n')}`);
 }
 
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
-function parseRawOutput(stdout: string): {
-	data: { resultData: { runData: never; error?: { message?: string } } };
-} {
+function parseRawOutput(stdout: string): Parameters<typeof viewOfRun>[0] {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((line) => line === '{');
 	if (start < 0) fail(`no JSON in the output of n8n execute:\n${stdout.slice(-3000)}`);
@@ -186,11 +181,8 @@ async function runVersion(version: string, tarball: string, services: Services):
 			const file = path.join(cli.userFolder, `${what}s.json`);
 			writeJson(file, list);
 			const result = await n8n(cli, [command, `--input=${file}`]);
-			if (
-				result.code !== 0 ||
-				!new RegExp(`imported ${list.length} ${what}`, 'i').test(result.output)
-			)
-				fail(`${command} failed:\n${result.output.slice(-3000)}`);
+			const done = new RegExp(`imported ${list.length} ${what}`, 'i').test(result.output);
+			if (result.code !== 0 || !done) fail(`${command} failed:\n${result.output.slice(-3000)}`);
 			noLoadProblems(result.output);
 			ms += result.ms;
 		}
@@ -208,10 +200,8 @@ async function runVersion(version: string, tarball: string, services: Services):
 			const runOnce = async () => {
 				const result = await execute(workflowId(scenario));
 				noLoadProblems(result.output);
-				ensure(
-					result.code === 0,
-					`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`,
-				);
+				if (result.code !== 0)
+					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
 				const view = viewOfRun(parseRawOutput(result.stdout));
 				view.binaryBytes = binaryReader(cli.userFolder);
 				return { view, ms: result.ms };
