@@ -359,10 +359,11 @@ async function main(): Promise<number> {
 	);
 	try {
 		for (const version of versions) {
-			await runVersion(version, tarball, services).catch((error: Error) => {
-				checks.results.push({ group: `n8n ${version}`, name: 'run', ok: false });
-				log(String(error.stack ?? error));
-			});
+			await runVersion(version, tarball, services).catch((error: Error) =>
+				checks.run(`n8n ${version}`, 'run', () =>
+					Promise.reject(new Error(error.stack ?? String(error))),
+				),
+			);
 		}
 	} finally {
 		await services.close();

@@ -44,16 +44,11 @@ export class Checks {
 	/** Runs one check: prints PASS with what it verified, or FAIL with why. */
 	async run(group: string, name: string, body: () => Promise<string[]>): Promise<boolean> {
 		const started = Date.now();
-		let lines: string[];
-		let ok = true;
-		try {
-			lines = await body();
-		} catch (error) {
-			ok = false;
-			lines = String((error as Error).message ?? error)
-				.split('\n')
-				.slice(0, 30);
-		}
+		const why = (error: Error) => String(error?.message ?? error).split('\n');
+		const [ok, lines] = await body().then(
+			(lines) => [true, lines] as const,
+			(error) => [false, why(error).slice(0, 30)] as const,
+		);
 		this.results.push({ group, name, ok });
 		log(`${this.indent}${ok ? 'PASS' : 'FAIL'}  ${name} (${seconds(Date.now() - started)})`);
 		for (const line of lines) log(`${this.indent}        ${line}`);
