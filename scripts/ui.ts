@@ -27,9 +27,9 @@ import {
 	credentialForm,
 	nodesPanel,
 	parameterPanels,
+	previewAndHints,
 	themes,
 } from './ui/checks';
-import { previewAndHints } from './ui/preview';
 import { setTheme, signIn } from './ui/editor';
 
 const VERSION = '2.41.1';

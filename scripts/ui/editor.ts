@@ -136,13 +136,8 @@ const itemName = (name: string) =>
 
 /** Whether the listed item has n8n's trigger badge (the bolt icon next to a trigger's name). */
 export async function hasTriggerBadge(page: Page, name: string): Promise<boolean> {
-	const item = await firstVisible(
-		page,
-		`xpath///*[@data-test-id="node-creator-node-item"][.${itemName(name)}]`,
-	);
-	return !!(await item?.evaluate(
-		(e) => !!e.querySelector('[data-icon="zap"], [data-icon="bolt"]'),
-	));
+	const item = `xpath///*[@data-test-id="node-creator-node-item"][.${itemName(name)}]`;
+	return !!(await (await firstVisible(page, item))?.$('[data-icon="zap"], [data-icon="bolt"]'));
 }
 
 export async function clickItem(page: Page, name: string) {
