@@ -92,10 +92,8 @@ export async function prepare(
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
 	const installed = await installPackage(tarball, userFolder);
-	const vars: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!/^(N8N_|DB_|EXECUTIONS_)/.test(key)) vars[key] = value;
-	}
+	const own = Object.entries(process.env).filter(([key]) => !/^(N8N_|DB_|EXECUTIONS_)/.test(key));
+	const vars: NodeJS.ProcessEnv = Object.fromEntries(own);
 	const port = await freePort();
 	Object.assign(vars, {
 		PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,

@@ -213,11 +213,11 @@ export async function credentialForm(ctx: Ctx): Promise<void> {
 	/** What the services were asked since their reset, e.g. "quotes GET /tags?limit=1" */
 	const asked = () =>
 		Object.entries({ museum, quotes, trigger })
-			.flatMap(([name, s]) =>
-				s.requests.map(
-					(r) =>
-						`${name} ${r.method} ${r.path}?${new URLSearchParams(r.query as Record<string, string>)}`,
-				),
+			.flatMap(([name, { requests }]) =>
+				requests.map(({ method, path: route, query }) => {
+					const search = new URLSearchParams(query as Record<string, string>);
+					return `${name} ${method} ${route}?${search}`;
+				}),
 			)
 			.join(', ');
 	const fill = async (fields: Record<string, string | undefined>) => {

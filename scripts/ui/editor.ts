@@ -324,14 +324,10 @@ export async function saveAndReadTest(page: Page, timeout = 20_000) {
 }
 
 export async function closeCredentialModal(page: Page) {
-	await page
-		.click(
-			`${SEL.credentialModal} .el-dialog__headerbtn, ${SEL.credentialModal} [aria-label="Close"]`,
-		)
-		.catch(() => page.keyboard.press('Escape'));
-	await page
-		.waitForSelector(SEL.credentialModal, { hidden: true, timeout: 5000 })
-		.catch(() => undefined);
+	const modal = SEL.credentialModal;
+	const close = `${modal} .el-dialog__headerbtn, ${modal} [aria-label="Close"]`;
+	await page.click(close).catch(() => page.keyboard.press('Escape'));
+	await page.waitForSelector(modal, { hidden: true, timeout: 5000 }).catch(() => undefined);
 }
 
 // ------------------------------------------------------------------------------------------------ theme
