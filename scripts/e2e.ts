@@ -222,25 +222,21 @@ async function runVersion(version: string, tarball: string, services: Services):
 }
 
 async function serverPhase(env: Env, services: Services, check: Check): Promise<void> {
-	let n8nApp: Awaited<ReturnType<typeof startN8n>> | undefined;
+	let n8nApp = undefined as Awaited<ReturnType<typeof startN8n>> | undefined;
+	await check('n8n start (scheduled workflow published), owner setup, login', async () => {
+		for (const id of [SCHEDULED.id, STOP_WORKFLOW.id]) {
+			const activate = await n8n(env, env.target.activate(id));
+			if (activate.code !== 0)
+				fail(`${env.target.activate(id).join(' ')} failed:\n${activate.output.slice(-2000)}`);
+		}
+		resetServices(services);
+		const t0 = Date.now();
+		n8nApp = await startN8n(env, 'E2e');
+		return [`listening on ${n8nApp.base} after ${seconds(Date.now() - t0)}; owner logged in`];
+	});
+	if (!n8nApp) return;
+	const { rest, server } = n8nApp;
 	try {
-		const started = await check(
-			'n8n start (scheduled workflow published), owner setup, login',
-			async () => {
-				for (const id of [SCHEDULED.id, STOP_WORKFLOW.id]) {
-					const activate = await n8n(env, env.target.activate(id));
-					if (activate.code !== 0)
-						fail(`${env.target.activate(id).join(' ')} failed:\n${activate.output.slice(-2000)}`);
-				}
-				resetServices(services);
-				const t0 = Date.now();
-				n8nApp = await startN8n(env, 'E2e');
-				return [`listening on ${n8nApp.base} after ${seconds(Date.now() - t0)}; owner logged in`];
-			},
-		);
-		if (!started || !n8nApp) return;
-		const { rest, server } = n8nApp;
-
 		await check(
 			'the package loads: nodes, Tool variants and credential type listed, no load errors',
 			async () => {
@@ -331,7 +327,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 		);
 		await stopChecks({ services, rest, check });
 	} finally {
-		await (n8nApp as { server: { stop(): Promise<void> } } | undefined)?.server.stop();
+		await server.stop();
 	}
 }
 
