@@ -50,17 +50,14 @@ async function main(): Promise<number> {
 	log(`UI check of the package in n8n ${VERSION}, headless ${CHROMIUM}`);
 	if (!fs.existsSync(CHROMIUM))
 		return skip(`${CHROMIUM} is not installed (apt-get install chromium)`);
-	let install: Awaited<ReturnType<typeof installN8n>>;
-	try {
-		install = await installN8n(VERSION, log);
-		log(
-			`n8n ${VERSION} on Node ${install.runtime.version} (${install.cached ? 'cached install' : 'installed now'})`,
-		);
-	} catch (error) {
+	const install = await installN8n(VERSION, log).catch((error: Error) => error);
+	if (install instanceof Error)
 		return skip(
-			`n8n ${VERSION} is not installed and could not be installed: ${(error as Error).message.split('\n')[0]}`,
+			`n8n ${VERSION} is not installed and could not be installed: ${install.message.split('\n')[0]}`,
 		);
-	}
+	log(
+		`n8n ${VERSION} on Node ${install.runtime.version} (${install.cached ? 'cached install' : 'installed now'})`,
+	);
 
 	fs.mkdirSync(WORK, { recursive: true });
 	let services: Services | undefined;

@@ -197,10 +197,8 @@ export async function hostilePhase(
 			async () => {
 				resetServices(r.services);
 				const normal = await r.execute(HOSTILE.museum);
-				ensure(
-					!/error/i.test(normal.output.split('\n').find((l) => l.includes('"error"')) ?? ''),
-					'the normal search failed',
-				);
+				const error = normal.output.split('\n').find((l) => l.includes('"error"')) ?? '';
+				ensure(!/error/i.test(error), 'the normal search failed');
 				resetServices(r.services);
 				museum.fail({ kind: 'gzipBomb', inflatedBytes: GIB });
 				const bomb = await r.execute(HOSTILE.museum);

@@ -72,12 +72,8 @@ async function installPackage(tarball: string, userFolder: string): Promise<stri
 	];
 }
 
-export interface Env {
-	target: Target;
-	runtime: Runtime;
-	userFolder: string;
-	vars: NodeJS.ProcessEnv;
-}
+/** A prepared n8n: its version and Node, user folder and environment */
+export type Env = Awaited<ReturnType<typeof prepare>>;
 
 /**
  * A fresh user folder with the tarball installed in it, and the environment of an isolated n8n there: this
@@ -88,7 +84,7 @@ export async function prepare(
 	{ target, runtime }: { target: Target; runtime: Runtime },
 	tarball: string,
 	userFolder: string,
-): Promise<Env & { installed: string[] }> {
+) {
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	fs.mkdirSync(userFolder, { recursive: true });
 	const installed = await installPackage(tarball, userFolder);
