@@ -64,7 +64,9 @@ export async function tap(
 			const find = typeof target === 'string' ? () => firstVisible(page, target) : target;
 			const handle = (await find()) ?? fail(await missing());
 			if (attempt < 4) await handle.click({ count });
-			else for (let i = 0; i < count; i++) await handle.evaluate((e) => (e as HTMLElement).click());
+			else
+				for (let i = 0; i < count; i++)
+					await handle.evaluate((e) => [(e as HTMLElement).focus(), (e as HTMLElement).click()]);
 			await then();
 			return;
 		} catch (error) {
@@ -74,14 +76,15 @@ export async function tap(
 	}
 }
 
-/** Replaces an input's text as a user does: select all, delete, type. */
-async function retype(page: Page, input: ElementHandle<Element>, value: string) {
-	await input.click();
+/** Replaces an input's text as a user does: click, select all, delete, type. */
+async function retype(page: Page, input: string, what: string, value: string) {
+	await visible(page, input, what);
+	await tap(page, input);
 	await page.keyboard.down('Control');
 	await page.keyboard.press('KeyA');
 	await page.keyboard.up('Control');
 	await page.keyboard.press('Backspace');
-	if (value) await input.type(value);
+	if (value) await page.keyboard.type(value);
 }
 
 export async function signIn(page: Page, base: string, email: string, password: string) {
@@ -119,7 +122,7 @@ export async function openPanel(
 
 /** Types a query into the panel's search (replacing what was there) and lets the list settle. */
 export async function search(page: Page, query: string): Promise<string[]> {
-	await retype(page, await visible(page, SEL.creatorSearch, 'the nodes panel search box'), query);
+	await retype(page, SEL.creatorSearch, 'the nodes panel search box', query);
 	let last: string[] = [];
 	// the list updates as you type: wait until two reads agree
 	for (let i = 0; i < 20; i++) {
@@ -256,7 +259,7 @@ export async function chooseOption(page: Page, parameter: string, option: string
 
 export async function setCredentialField(page: Page, name: string, value: string) {
 	const selector = `${SEL.credentialModal} [data-test-id="parameter-input-${name}"] input`;
-	await retype(page, await visible(page, selector, `the credential field ${name}`), value);
+	await retype(page, selector, `the credential field ${name}`, value);
 	await page.keyboard.press('Tab');
 }
 
