@@ -11,16 +11,12 @@ import {
 	n8nBin,
 	run,
 } from './n8n';
+import { ensure, fail, waitFor } from './checks';
 import { PACKAGE, ROOT } from './scenarios';
 
-export function fail(message: string): never {
-	throw new Error(message);
-}
-
-/** Fails with `message` unless `condition` holds. */
-export function ensure(condition: unknown, message: string): asserts condition {
-	if (!condition) fail(message);
-}
+/** Writes `value` as indented JSON (how n8n and npm write their files). */
+export const writeJson = (file: string, value: unknown) =>
+	fs.writeFileSync(file, JSON.stringify(value, null, 2));
 
 /** `npm pack` of the built package into <work>/pack (run `npm run build` first: the npm scripts do). */
 export async function pack(work: string): Promise<string> {
@@ -29,14 +25,8 @@ export async function pack(work: string): Promise<string> {
 	const out = path.join(work, 'pack');
 	fs.rmSync(out, { recursive: true, force: true });
 	fs.mkdirSync(out, { recursive: true });
-	const result = await run(
-		'npm',
-		['pack', '--json', '--ignore-scripts', '--pack-destination', out],
-		{
-			cwd: ROOT,
-			timeoutMs: 120_000,
-		},
-	);
+	const args = ['pack', '--json', '--ignore-scripts', '--pack-destination', out];
+	const result = await run('npm', args, { cwd: ROOT, timeoutMs: 120_000 });
 	if (result.code !== 0) fail(`npm pack failed: ${result.stderr.slice(-1500)}`);
 	const [info] = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{
 		filename: string;
@@ -50,61 +40,58 @@ export async function pack(work: string): Promise<string> {
  * devDependencies/peerDependencies (n8n installs with --omit=dev/peer semantics; the node must use n8n's own
  * n8n-workflow).
  */
-export async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
+async function installPackage(tarball: string, userFolder: string): Promise<string[]> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const target = path.join(nodesDir, 'node_modules', PACKAGE);
 	fs.mkdirSync(target, { recursive: true });
-	const untar = await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], {
-		timeoutMs: 60_000,
-	});
+	const tar = ['-xzf', tarball, '-C', target, '--strip-components=1'];
+	const untar = await run('tar', tar, { timeoutMs: 60_000 });
 	if (untar.code !== 0) fail(`tar failed: ${untar.stderr}`);
 	const manifestFile = path.join(target, 'package.json');
 	const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
 	delete manifest.devDependencies;
 	delete manifest.peerDependencies;
-	fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
-	fs.writeFileSync(
-		path.join(nodesDir, 'package.json'),
-		JSON.stringify(
-			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE]: manifest.version } },
-			null,
-			2,
-		),
-	);
+	writeJson(manifestFile, manifest);
+	const dependencies = { [PACKAGE]: manifest.version };
+	writeJson(path.join(nodesDir, 'package.json'), {
+		name: 'installed-nodes',
+		private: true,
+		dependencies,
+	});
 	if (fs.existsSync(path.join(target, 'node_modules')))
 		fail('the packed package should have no node_modules');
-	const dependencies = Object.keys((manifest.dependencies as object | undefined) ?? {});
-	if (dependencies.length)
-		fail(
-			`the package has runtime dependencies, which n8n would have to install: ${dependencies.join(', ')}`,
-		);
+	const runtime = Object.keys((manifest.dependencies as object | undefined) ?? {});
+	if (runtime.length) fail(`runtime dependencies, which n8n would have to install: ${runtime}`);
 	const n8n = manifest.n8n as { nodes: string[]; credentials: string[] };
-	for (const file of [...n8n.nodes, ...n8n.credentials]) {
+	for (const file of [...n8n.nodes, ...n8n.credentials])
 		if (!fs.existsSync(path.join(target, file)))
 			fail(`package.json lists ${file}, which the tarball lacks`);
-	}
 	return [
 		`${path.basename(tarball)}: ${n8n.nodes.length} nodes, ${n8n.credentials.length} credential type(s), every listed file present`,
 		'no runtime dependencies; devDependencies and peerDependencies dropped as n8n does',
 	];
 }
 
+/** A prepared n8n: its version and Node, user folder and environment */
+export type Env = Awaited<ReturnType<typeof prepare>>;
+
 /**
- * The environment of an isolated n8n: this process's environment without N8N_/DB_/EXECUTIONS_ settings, a user
- * folder, SQLite, loopback addresses and free ports, no telemetry, community packages on.
+ * A fresh user folder with the tarball installed in it, and the environment of an isolated n8n there: this
+ * process's environment without N8N_/DB_/EXECUTIONS_ settings, SQLite, loopback addresses and free ports, no
+ * telemetry, community packages on.
  */
-export async function n8nEnv(
-	target: Target,
-	runtime: Runtime,
+export async function prepare(
+	{ target, runtime }: { target: Target; runtime: Runtime },
+	tarball: string,
 	userFolder: string,
-): Promise<NodeJS.ProcessEnv> {
-	const vars: NodeJS.ProcessEnv = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (!key.startsWith('N8N_') && !key.startsWith('DB_') && !key.startsWith('EXECUTIONS_'))
-			vars[key] = value;
-	}
+) {
+	fs.rmSync(userFolder, { recursive: true, force: true });
+	fs.mkdirSync(userFolder, { recursive: true });
+	const installed = await installPackage(tarball, userFolder);
+	const own = Object.entries(process.env).filter(([key]) => !/^(N8N_|DB_|EXECUTIONS_)/.test(key));
+	const vars: NodeJS.ProcessEnv = Object.fromEntries(own);
 	const port = await freePort();
-	return Object.assign(vars, {
+	Object.assign(vars, {
 		PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
 		N8N_USER_FOLDER: userFolder,
 		DB_TYPE: 'sqlite',
@@ -127,52 +114,36 @@ export async function n8nEnv(
 		TZ: 'UTC',
 		...target.env,
 	});
+	return { target, runtime, userFolder, vars, installed };
 }
 
 /**
- * Waits until a started n8n serves its REST API: /healthz answers first, and until n8n has finished starting it
- * answers every route with HTTP 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
- */
-export async function waitForStart(base: string, server: Background): Promise<void> {
-	await waitFor(
-		'n8n to answer /healthz',
-		180_000,
-		async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined),
-		server,
-	);
-	await waitFor(
-		'n8n to finish starting',
-		60_000,
-		async () => {
-			const res = await fetch(`${base}/rest/settings`);
-			const body = (await res.json().catch(() => undefined)) as { data?: unknown } | undefined;
-			return res.ok && body?.data ? true : undefined;
-		},
-		server,
-	);
-}
-
-/**
- * `n8n start` in a user folder prepared by n8nEnv, waited for, with the owner set up and logged in through the
- * REST API; the server is stopped again if any of that fails.
+ * `n8n start` in a prepared user folder, waited for, with an owner (named after `who`, e.g. "E2e") set up and logged
+ * in through the REST API, who also signs in to the editor; the server is stopped again if any of that fails. Until n8n has finished starting it answers every route with HTTP
+ * 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
  */
 export async function startN8n(
-	runtime: Runtime,
-	version: string,
-	vars: NodeJS.ProcessEnv,
-	owner: { email: string; password: string; firstName: string; lastName: string },
+	env: Env,
+	who: string,
 	browserId?: string,
-): Promise<{ base: string; rest: Rest; server: Background }> {
-	const userFolder = String(vars.N8N_USER_FOLDER);
-	const server = background(runtime.node, [n8nBin(version), 'start'], {
-		env: vars,
-		cwd: userFolder,
-		logFile: path.join(userFolder, 'n8n-start.log'),
+): Promise<{ base: string; rest: Rest; server: Background; owner: Record<string, string> }> {
+	const email = `${who.toLowerCase()}@triptych.test`;
+	const password = `${who}-Passw0rd-Triptych`;
+	const owner = { email, password, firstName: who.toUpperCase(), lastName: 'Owner' };
+	const server = background(env.runtime.node, [n8nBin(env.target.version), 'start'], {
+		env: env.vars,
+		cwd: env.userFolder,
+		logFile: path.join(env.userFolder, 'n8n-start.log'),
 	});
 	try {
-		const base = String(vars.N8N_EDITOR_BASE_URL);
-		await waitForStart(base, server);
+		const base = String(env.vars.N8N_EDITOR_BASE_URL);
 		const rest = new Rest(base, browserId);
+		await waitFor(
+			'n8n to finish starting',
+			240_000,
+			async () => ((await rest.call('GET', '/rest/settings')).json?.data ? true : undefined),
+			server,
+		);
 		// Under load n8n 1.x may answer /rest/settings before its owner routes exist (404): ask again briefly.
 		const setup = await waitFor(
 			'the owner setup route',
@@ -183,18 +154,20 @@ export async function startN8n(
 			},
 			server,
 		);
-		ensure(
-			setup.status === 200,
-			`owner setup answered ${setup.status}: ${setup.text.slice(0, 500)}`,
-		);
-		const { email, password } = owner;
 		const login = await rest.call('POST', '/rest/login', {
 			emailOrLdapLoginId: email,
 			email,
 			password,
 		});
-		ensure(login.status === 200, `login answered ${login.status}: ${login.text.slice(0, 500)}`);
-		return { base, rest, server };
+		for (const [what, answer] of [
+			['owner setup', setup],
+			['login', login],
+		] as const)
+			ensure(
+				answer.status === 200,
+				`${what} answered ${answer.status}: ${answer.text.slice(0, 500)}`,
+			);
+		return { base, rest, server, owner };
 	} catch (error) {
 		await server.stop();
 		throw error;
@@ -229,12 +202,9 @@ export class Rest {
 		const auth = setCookie && /n8n-auth=[^;]+/.exec(setCookie);
 		if (auth) this.cookie = auth[0];
 		const text = await res.text();
-		let json: any;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			json = undefined;
-		}
+		const json = await Promise.resolve(text)
+			.then(JSON.parse)
+			.catch(() => undefined);
 		return { status: res.status, json, text };
 	}
 
@@ -245,26 +215,5 @@ export class Rest {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 		const list = await this.call('GET', `/rest/executions?filter=${filter}`);
 		return list.json?.data?.results ?? list.json?.data ?? [];
-	}
-}
-
-export async function waitFor<T>(
-	what: string,
-	timeoutMs: number,
-	probe: () => Promise<T | undefined>,
-	server?: Background,
-): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		if (server?.exited())
-			fail(`n8n exited while waiting for ${what}:\n${server.output().slice(-3000)}`);
-		try {
-			const value = await probe();
-			if (value !== undefined) return value;
-		} catch {
-			/* not yet */
-		}
-		if (Date.now() > deadline) fail(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
 }

