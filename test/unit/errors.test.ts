@@ -107,29 +107,6 @@ describe('failureError', () => {
 			'The quotes service did not answer in full within the Timeout (30 s) [item 2]',
 		);
 	});
-
-	test('a redirect to another origin says where, and that the key stays home', () => {
-		const error = failureError(
-			node,
-			'museum',
-			0,
-			{
-				kind: 'redirect',
-				code: 'HTTP 302',
-				message: 'to another origin (http://evil.example)',
-				sent: true,
-				location: 'http://evil.example/object',
-			},
-			undefined,
-			limits,
-			(t: string) => t,
-		);
-		expect(error.message).toBe(
-			'The museum service redirected the request to another origin (http://evil.example); it was not followed [item 0]',
-		);
-		expect(error.description).toContain('only ever sent to the Museum URL');
-		expect(error.httpCode).toBe('302');
-	});
 });
 
 describe('redactKey', () => {
