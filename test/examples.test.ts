@@ -1,8 +1,6 @@
 /** The example and end-to-end workflows, run as written through n8n's engine (scripts/e2e.ts runs them in n8n). */
 import { Buffer } from 'node:buffer';
-import type { IConnections, INode } from 'n8n-workflow';
-
-import type { INodeProperties, INodePropertyCollection, INodeType } from 'n8n-workflow';
+import type { IConnections, INode, INodeType } from 'n8n-workflow';
 
 import { loadPackage, logs, runWorkflow, useServer } from './harness/engine';
 import { keySightings } from './museum/setup';
@@ -66,38 +64,15 @@ describe('example workflows', () => {
 	test.each(FILES)('%s (%s) uses only parameters the built nodes declare', async (_key, file) => {
 		const { pkg } = await loadPackage();
 		const unknown: string[] = [];
-		const walk = (
-			values: Record<string, unknown>,
-			properties: INodeProperties[],
-			where: string,
-		) => {
+		// a collection's options, a fixedCollection's groups, a group's values (one entry or a list)
+		type Spec = { name: string; type?: string; options?: unknown; values?: unknown };
+		const walk = (values: object, specs: Spec[], where: string) => {
 			for (const [name, value] of Object.entries(values)) {
-				const property = properties.find((p) => p.name === name);
-				if (!property) {
-					unknown.push(`${where}${name}`);
-					continue;
-				}
-				if (property.type === 'collection' && value && typeof value === 'object') {
-					walk(
-						value as Record<string, unknown>,
-						property.options as INodeProperties[],
-						`${where}${name}.`,
-					);
-				}
-				if (property.type === 'fixedCollection' && value && typeof value === 'object') {
-					for (const [group, entries] of Object.entries(value as Record<string, unknown>)) {
-						const option = (property.options as INodePropertyCollection[]).find(
-							(o) => o.name === group,
-						);
-						if (!option) {
-							unknown.push(`${where}${name}.${group}`);
-							continue;
-						}
-						for (const entry of Array.isArray(entries) ? entries : [entries]) {
-							walk(entry as Record<string, unknown>, option.values, `${where}${name}.${group}.`);
-						}
-					}
-				}
+				const spec = specs.find((p) => p.name === name);
+				if (!spec) unknown.push(`${where}${name}`);
+				else if (['collection', 'fixedCollection', undefined].includes(spec.type) && value)
+					for (const entry of [value].flat() as object[])
+						walk(entry, (spec.values ?? spec.options) as Spec[], `${where}${name}.`);
 			}
 		};
 		const nodes = readWorkflow(file).nodes.filter((n) => n.type.startsWith('n8n-nodes-triptych.'));

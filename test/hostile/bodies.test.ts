@@ -1,10 +1,14 @@
-/** Hostile answer bodies for each node: trickle, gzip bomb, oversized, cut in half. */
-import { GIB, MIB, gzipBomb } from '../servers';
+/** Hostile answer bodies for each node: errors, trickle, gzip bomb, oversized, cut in half. */
+import type { IDataObject } from 'n8n-workflow';
+
+import { logs } from '../harness/engine';
+import { type Fault, GIB, MIB, gzipBomb } from '../servers';
 import {
 	FAST,
 	GETS,
 	KINDS,
 	type Kind,
+	LABEL,
 	LATE,
 	NAME,
 	NODE,
@@ -19,6 +23,155 @@ import {
 const s = useServices(async () => {
 	await gzipBomb(256 * MIB); // built once, outside the timed tests
 	void gzipBomb(GIB); // takes seconds on zlib's thread pool, while the trickle tests wait
+});
+
+describe('the searching services failing: a clear error, retried only when safe and useful', () => {
+	// the fault, the error message after "The … service", its HTTP code, what its description says, the options
+	type Case = [Fault, string, string | null, (string | RegExp)?, IDataObject?];
+	const cases: Case[] = [
+		[
+			{ kind: 'html', status: 500 },
+			'answered HTTP 500 with an HTML page: "500 Internal Server Error"',
+			'500',
+			/The service failed/,
+		],
+		[
+			{ kind: 'html', status: 404 },
+			'answered HTTP 404 with an HTML page: "404 Not Found"',
+			'404',
+			'URL',
+		],
+		[
+			{
+				kind: 'status',
+				status: 500,
+				body: '{"status": "error", oops',
+				contentType: 'application/json',
+			},
+			'answered HTTP 500 with malformed JSON: "{"status": "error", oops"',
+			'500',
+		],
+		[
+			{ kind: 'status', status: 500, body: 'Internal error, sorry' },
+			'answered HTTP 500 with a body that is not JSON (text/plain; charset=utf-8): "Internal error, sorry"',
+			'500',
+		],
+		[
+			{ kind: 'notJson' },
+			'answered HTTP 200 with a body that is not JSON (text/plain; charset=utf-8): "Congratulations! You\'ve fired the event"',
+			'200',
+		],
+		[
+			{ kind: 'envelope', envStatus: 'fail', message: 'Query too short' },
+			'answered status "fail": Query too short (HTTP 200)',
+			'200',
+		],
+		[
+			{ kind: 'envelope', envStatus: 'error', message: 'Index rebuilding' },
+			'answered status "error": Index rebuilding (HTTP 200)',
+			'200',
+		],
+		[
+			{ kind: 'truncated' },
+			"'s answer was cut off: the transfer broke before the end",
+			null,
+			'ETRUNCATED',
+			{ maxAttempts: 1 },
+		],
+		[
+			{ kind: 'slow', ms: 1500 },
+			' did not answer in full within the Timeout (600 ms)',
+			null,
+			'Raise "Timeout"',
+			{ timeout: 600, maxAttempts: 1 },
+		],
+		[
+			{ kind: 'status', status: 503 },
+			'answered status "error": Service Unavailable',
+			'503',
+			'gave up after 3 attempts',
+			{ maxAttempts: 3 },
+		],
+		[
+			{ kind: 'status', status: 429, retryAfter: '120' },
+			'answered status "fail": Too many requests',
+			'429',
+			'waiting 120 s more (as Retry-After asked) would pass the Max Retry Wait of 10 s',
+			{ maxRetryWait: 10 },
+		],
+	];
+
+	// every row in full: jest passes a `done` callback to a test given fewer arguments than it declares
+	const rows = GETS.flatMap((kind) =>
+		cases.map(
+			([fault, message, code, description = /./, options = {}]) =>
+				[kind, fault, message, code, description, options] as const,
+		),
+	);
+	test.each(rows)('%s: %j: %s', async (kind, fault, message, httpCode, description, options) => {
+		const server = serverOf(s, kind);
+		const attempts = Number(options.maxAttempts ?? 1);
+		server.fail(...Array.from({ length: attempts + 2 }, () => fault)); // more than it may use
+		const result = await runNode(s, kind, { options: { ...FAST, ...options } });
+		const error = result.error(NODE)!;
+		const spaced = /^[ ']/.test(message) ? message : ` ${message}`;
+		expect(error.message).toBe(`The ${NAME[kind]}${spaced} [item 0]`);
+		expect(error.description).toMatch(description === 'URL' ? LABEL[kind] : description);
+		expect(error.httpCode).toBe(httpCode);
+		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
+		expect(server.requests).toHaveLength(attempts);
+	});
+
+	const retried: Array<[string, Fault[], number, string[]]> = [
+		[
+			'429s with Retry-After (not counted as attempts)',
+			[0, 1].map(() => ({ kind: 'status', status: 429, retryAfter: '0' })),
+			3,
+			[
+				'\\(attempt 2; 429s do not count toward Max Attempts\\) in \\d+ ms after HTTP 429',
+				'\\(attempt 3; 429s do not count toward Max Attempts\\) in \\d+ ms after HTTP 429',
+			],
+		],
+		[
+			'a 502/503/504 burst within Max Attempts',
+			[
+				{ kind: 'status', status: 502 },
+				{ kind: 'html', status: 503 },
+				{ kind: 'status', status: 504 },
+			],
+			4,
+			['1 of 3 .* after HTTP 502', '2 of 3 .* after HTTP 503', '3 of 3 .* after HTTP 504'],
+		],
+		[
+			'truncated JSON on a 200 (a broken transfer)',
+			[{ kind: 'truncated' }],
+			2,
+			['1 of 3 .* after ETRUNCATED \\('],
+		],
+		[
+			'a slow answer, then a reset connection',
+			[{ kind: 'slow', ms: 1500 }, { kind: 'reset' }],
+			3,
+			['1 of 3 .* after E', '2 of 3 .* after ECONNRESET'],
+		],
+	];
+
+	test.each(GETS.flatMap((kind) => retried.map((c) => [kind, ...c] as const)))(
+		'%s: %s is retried, logged at debug level, and the search succeeds',
+		async (kind, _title, faults, requests, retries) => {
+			const server = serverOf(s, kind);
+			server.fail(...faults);
+			const result = await runNode(s, kind, { options: { ...FAST, timeout: 600, maxAttempts: 4 } });
+			expect(result.error(NODE)).toBeUndefined();
+			expect(items(result)).toHaveLength(3);
+			expect(server.requests).toHaveLength(requests);
+			expect(
+				logs.filter((l) => l.level === 'debug' && / retry /.test(l.message)).map((l) => l.message),
+			).toEqual(
+				retries.map((r) => expect.stringMatching(new RegExp(`^Triptych: ${kind}: retry ${r}`))),
+			);
+		},
+	);
 });
 
 describe('trickle: an answer that never ends', () => {
@@ -128,9 +281,10 @@ describe('gzip bomb', () => {
  */
 function expectTooLarge(result: Awaited<ReturnType<typeof runNode>>, kind: Kind) {
 	if (kind !== 'trigger') {
-		return expect(result.error(NODE)!.message).toBe(
+		expect(result.error(NODE)!.message).toBe(
 			`The ${NAME[kind]}'s answer is larger than the Max Response Size (16 MB); it was not read further [item 0]`,
 		);
+		return expect(result.error(NODE)!.description).toContain('raise "Max Response Size"');
 	}
 	expect(result.error(NODE)).toBeUndefined();
 	const [item] = items(result);

@@ -39,8 +39,8 @@ describe('a redirect to another origin is not followed', () => {
 			expect(error!.message).toBe(
 				`The ${NAME[kind]} redirected the request to another origin (${s.catcher.url}); it was not followed [item 0]`,
 			);
-			expect(error!.description).toContain(
-				`set the ${LABEL[kind]} in the Triptych API credentials to its new address (${target})`,
+			expect(error!.description).toBe(
+				`The API key is only ever sent to the ${LABEL[kind]}'s own origin. If the service has moved, set the ${LABEL[kind]} in the Triptych API credentials to its new address (${target}).`,
 			);
 			expect(error!.httpCode).toBe(String(status));
 			expect(s.catcher.requests).toHaveLength(0);

@@ -3,13 +3,7 @@ import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
 import { logs, runNode, useServer } from '../harness/engine';
 import { dump } from '../museum/setup';
-import {
-	DEFAULT_API_KEY,
-	type Fault,
-	hasSharedData,
-	loadQuoteTags,
-	startQuotesServer,
-} from '../servers';
+import { DEFAULT_API_KEY, hasSharedData, loadQuoteTags, startQuotesServer } from '../servers';
 
 const KEY = DEFAULT_API_KEY;
 const FAST = { retryDelay: 5, maxRetryWait: 5 };
@@ -46,16 +40,6 @@ describe('field mapping', () => {
 			expect(`${tag.name} ${tag.slug}`.toLowerCase()).toContain('lo');
 			expect(typeof tag.quoteCount).toBe('number');
 		}
-	});
-
-	test('sorted as asked: Quote Count, descending', async () => {
-		const result = await runTags({
-			returnAll: true,
-			options: { sortBy: 'quoteCount', order: 'desc' },
-		});
-		const counts = result.output('Tags').map((i) => i.json.quoteCount as number);
-		expect(counts.length).toBeGreaterThan(5);
-		for (let i = 1; i < counts.length; i++) expect(counts[i - 1]).toBeGreaterThanOrEqual(counts[i]);
 	});
 
 	describe('a service that ignores sorting and limit: the node sorts and cuts itself', () => {
@@ -151,14 +135,6 @@ describe('field mapping', () => {
 		expect(names).toHaveLength(loadQuoteTags().length);
 	});
 
-	test('Limit is honoured even when the service ignores it', async () => {
-		const all = loadQuoteTags();
-		server.fail({ kind: 'status', status: 200, body: all });
-		const result = await runTags({ limit: 4 });
-		expect(server.requests[0].query.limit).toBe('4');
-		expect(result.output('Tags')).toHaveLength(4);
-	});
-
 	(hasSharedData() ? test : test.skip)(
 		'real Quotable data: counts computed from the quotes',
 		async () => {
@@ -248,28 +224,6 @@ describe('body shapes and the key', () => {
 });
 
 describe('failures of the service', () => {
-	test('429 with Retry-After is retried (counted at the server) and logged at debug level', async () => {
-		server.fail(
-			{ kind: 'status', status: 429, retryAfter: '0' },
-			{ kind: 'status', status: 429, retryAfter: '0' },
-		);
-		const result = await runTags({ limit: 2, options: FAST });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(3);
-		expect(result.output('Tags')).toHaveLength(2);
-		const retries = logs
-			.filter(
-				(l) =>
-					l.level === 'debug' &&
-					/^Triptych: quotes: retry \(attempt \d; 429s do not count toward Max Attempts\) in \d+ ms after HTTP 429$/.test(
-						l.message,
-					),
-			)
-			.map((l) => l.message);
-		expect(retries).toHaveLength(2);
-		expect(retries[0]).toMatch(/^Triptych: quotes: retry \(attempt 2; /);
-	});
-
 	test('429s do not use up Max Attempts (the service did not act on them); with Max Attempts 1 nothing is retried', async () => {
 		const four429 = Array.from({ length: 4 }, () => ({
 			kind: 'status' as const,
@@ -367,29 +321,6 @@ describe('failures of the service', () => {
 		expect(Date.now() - started).toBeLessThan(5000);
 	});
 
-	test('retries stop at Max Attempts with a message that says so', async () => {
-		server.fail(...Array.from({ length: 5 }, () => ({ kind: 'status' as const, status: 503 })));
-		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 2 } });
-		expect(server.requests).toHaveLength(2);
-		const error = result.error('Tags')!;
-		expect(error.message).toMatch(
-			/quotes service answered status "error": Service Unavailable \[item 0\]/,
-		);
-		expect(error.description).toMatch(/gave up after 2 attempts/);
-		expect(error.httpCode).toBe('503');
-	});
-
-	test('a Retry-After longer than Max Retry Wait stops at once and says why', async () => {
-		server.fail({ kind: 'status', status: 429, retryAfter: '120' });
-		const started = Date.now();
-		const result = await runTags({ limit: 1, options: { maxRetryWait: 10 } });
-		expect(Date.now() - started).toBeLessThan(3000);
-		expect(server.requests).toHaveLength(1);
-		expect(result.error('Tags')!.description).toMatch(
-			/waiting 120 s more \(as Retry-After asked\) would pass the Max Retry Wait of 10 s/,
-		);
-	});
-
 	test('other 4xx are not retried', async () => {
 		server.fail({
 			kind: 'status',
@@ -400,99 +331,6 @@ describe('failures of the service', () => {
 		expect(server.requests).toHaveLength(1);
 		expect(result.error('Tags')!.message).toMatch(/answered status "fail": limit is too large/);
 		expect(result.error('Tags')!.description).toMatch(/refused the parameters/);
-	});
-
-	test('an HTML error page gives a clear error, not a parse stack', async () => {
-		server.fail(...Array.from({ length: 3 }, () => ({ kind: 'html' as const, status: 500 })));
-		const result = await runTags({ limit: 1, options: FAST });
-		const error = result.error('Tags')!;
-		// the page's title, said once
-		expect(error.message).toBe(
-			'The quotes service answered HTTP 500 with an HTML page: "500 Internal Server Error" [item 0]',
-		);
-		expect(error.httpCode).toBe('500');
-		expect(error.description).toMatch(/The service failed/);
-		expect(JSON.stringify(error)).not.toMatch(/at JSON\.parse|SyntaxError/);
-		expect(server.requests).toHaveLength(1); // a 500 is not retried
-	});
-
-	test('truncated JSON with retries off is reported as cut off', async () => {
-		server.fail({ kind: 'truncated' });
-		const result = await runTags({ limit: 1, options: { maxAttempts: 1 } });
-		expect(result.error('Tags')!.message).toBe(
-			"The quotes service's answer was cut off: the transfer broke before the end [item 0]",
-		);
-		expect(server.requests).toHaveLength(1);
-	});
-
-	test('malformed JSON on an error status is quoted', async () => {
-		server.fail({
-			kind: 'status',
-			status: 502,
-			body: '{"oops": ',
-			contentType: 'application/json',
-		});
-		const result = await runTags({ limit: 1, options: { ...FAST, maxAttempts: 1 } });
-		expect(result.error('Tags')!.message).toBe(
-			'The quotes service answered HTTP 502 with malformed JSON: "{"oops":" [item 0]',
-		);
-	});
-
-	test('a text body is reported with its content type', async () => {
-		server.fail({ kind: 'notJson' });
-		const result = await runTags({ limit: 1 });
-		expect(result.error('Tags')!.message).toBe(
-			'The quotes service answered HTTP 200 with a body that is not JSON (text/plain; charset=utf-8): "Congratulations! You\'ve fired the event" [item 0]',
-		);
-	});
-
-	test('status "fail" and "error" envelopes with HTTP 200 become errors with the service message', async () => {
-		server.fail({ kind: 'envelope', envStatus: 'fail', message: 'Query too short' });
-		let result = await runTags({ limit: 1 });
-		expect(result.error('Tags')!.message).toBe(
-			'The quotes service answered status "fail": Query too short (HTTP 200) [item 0]',
-		);
-		server.fail({ kind: 'envelope', envStatus: 'error', message: 'Index rebuilding' });
-		result = await runTags({ limit: 1 });
-		expect(result.error('Tags')!.message).toMatch(/answered status "error": Index rebuilding/);
-	});
-
-	test('an answer slower than the timeout fails clearly when retries are off', async () => {
-		server.fail({ kind: 'slow', ms: 1500 });
-		const result = await runTags({ limit: 1, options: { timeout: 600, maxAttempts: 1 } });
-		const error = result.error('Tags')!;
-		expect(error.message).toBe(
-			'The quotes service did not answer in full within the Timeout (600 ms) [item 0]',
-		);
-		expect(error.description).toMatch(/Raise "Timeout"/);
-		expect(server.requests).toHaveLength(1);
-	});
-
-	test.each<[string, Fault[], IDataObject, number]>([
-		[
-			'a burst of 502/503/504 is retried with backoff within Max Attempts',
-			[
-				{ kind: 'status', status: 502 },
-				{ kind: 'html', status: 503 },
-				{ kind: 'status', status: 504 },
-			],
-			{ ...FAST, maxAttempts: 4 },
-			4,
-		],
-		['truncated JSON on a 200 is a broken transfer: retried', [{ kind: 'truncated' }], FAST, 2],
-		[
-			'a slow answer is retried for a read',
-			[{ kind: 'slow', ms: 1500 }],
-			{ ...FAST, timeout: 600 },
-			2,
-		],
-		['a connection reset is retried for a read', [{ kind: 'reset' }], FAST, 2],
-	])('%s, and the read succeeds', async (_, faults, options, requests) => {
-		server.fail(...faults);
-		const result = await runTags({ limit: 1, options });
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(requests);
-		expect(result.output('Tags')).toHaveLength(1);
 	});
 
 	test('an address where nothing listens: clear error naming the credentials field', async () => {

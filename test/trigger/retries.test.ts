@@ -8,6 +8,8 @@ import { FAST, NODE, numbered, runTrigger } from './helpers';
 const server = useServer(() => startTriggerServer());
 
 const KEYED = { ...FAST, idempotencyKey: '={{ $execution.id }}-{{ $itemIndex }}' };
+const AUTO = { ...FAST, idempotency: 'auto' };
+const AUTO_KEY = /^n8n-(\d+)-(node-\d+)-0-(\d+)$/;
 const NO_RETRY =
 	/The node did not retry: without an Idempotency Key .* a retry could fire the automation twice\. To make retries safe, set Options > Idempotency Key Mode to Automatic, or give a key unique per item, e\.g\. order-\{\{ \$json\.orderNumber \}\} \(the service must honour the Idempotency-Key header\)\./;
 
@@ -171,12 +173,10 @@ describe('a cut-off answer (2xx whose JSON stops halfway)', () => {
 });
 
 describe('Idempotency Key Mode', () => {
-	const AUTO_KEY = /^n8n-(\d+)-(node-\d+)-0-(\d+)$/;
-
 	test('Automatic: n8n-<execution>-<node>-<run>-<item>, a distinct key per item', async () => {
 		const result = await runTrigger(
 			server,
-			{ event: 'auto', options: { ...FAST, idempotency: 'auto' } },
+			{ event: 'auto', options: AUTO },
 			{ items: numbered(4) },
 		);
 		expect(result.workflowError).toBeUndefined();
@@ -206,39 +206,6 @@ describe('Idempotency Key Mode', () => {
 		expect(b).toMatch(AUTO_KEY);
 		expect(a).not.toBe(b);
 		expect(server.deliveries).toHaveLength(2);
-	});
-
-	test('Automatic: a retry after a 503 re-sends the same key; fired once', async () => {
-		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
-		const result = await runTrigger(server, {
-			event: 'auto',
-			options: { ...FAST, idempotency: 'auto' },
-		});
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-		const [first, second] = server.requests.map((r) => r.headers['idempotency-key']);
-		expect(first).toMatch(AUTO_KEY);
-		expect(second).toBe(first);
-		expect(server.deliveries).toHaveLength(1);
-		expect(result.output(NODE)[0].json).toMatchObject({ idempotencyKey: first, duplicate: false });
-	});
-
-	test('Automatic: a reset after the request was read is retried with the same key; the service recognises the repeat', async () => {
-		server.fail({ kind: 'reset' });
-		const result = await runTrigger(server, {
-			event: 'auto',
-			options: { ...FAST, idempotency: 'auto' },
-		});
-		expect(result.workflowError).toBeUndefined();
-		expect(server.requests).toHaveLength(2);
-		expect(server.requests[1].headers['idempotency-key']).toBe(
-			server.requests[0].headers['idempotency-key'],
-		);
-		expect(server.deliveries).toHaveLength(1);
-		expect(result.output(NODE)[0].json).toMatchObject({
-			duplicate: true,
-			id: server.deliveries[0].id,
-		});
 	});
 
 	test('Custom: the given key is sent; a key without a mode also means Custom', async () => {
@@ -287,6 +254,8 @@ describe('with an Idempotency Key', () => {
 		// the service recognises the repeat of a call it processed
 		['a reset after the request was read', { kind: 'reset' }, KEYED, true],
 		['a timeout after sending', { kind: 'slow', ms: 2000 }, { ...KEYED, timeout: 600 }, true],
+		['HTTP 503, Automatic key', { kind: 'status', status: 503, retryAfter: '0' }, AUTO, false],
+		['a reset after the request was read, Automatic key', { kind: 'reset' }, AUTO, true],
 	])('%s is retried with the same key; fired once', async (_, fault, options, duplicate) => {
 		server.fail(fault);
 		const result = await runTrigger(server, {
@@ -301,36 +270,33 @@ describe('with an Idempotency Key', () => {
 		expect(server.requests[0].headers['idempotency-key']).toBe(
 			server.requests[1].headers['idempotency-key'],
 		);
+		expect(server.requests[0].headers['idempotency-key']).toMatch(
+			options === AUTO ? AUTO_KEY : /^\d+-0$/,
+		);
 		expect(server.deliveries).toHaveLength(1);
 		expect(result.output(NODE)[0].json).toMatchObject({
 			event: 'r',
+			idempotencyKey: server.requests[0].headers['idempotency-key'],
 			duplicate,
 			id: server.deliveries[0].id,
 			message: 'Fired r',
 		});
 	});
 
-	test('Max Attempts 1 turns retries off', async () => {
-		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
-		const result = await runTrigger(server, { event: 'e', options: { ...KEYED, maxAttempts: 1 } });
-		const error = result.error(NODE)!;
-		expect(server.requests).toHaveLength(1);
-		expect(error.description).toContain('gave up after 1 attempt');
-		expect(error.description).not.toMatch(NO_RETRY);
-	});
-
-	test('retries give up after Max Attempts', async () => {
-		const all503 = Array.from({ length: 5 }, () => ({
-			kind: 'status' as const,
-			status: 503,
-			retryAfter: '0',
-		}));
-		server.fail(...all503);
-		const result = await runTrigger(server, { event: 'e', options: { ...KEYED, maxAttempts: 3 } });
-		expect(result.error(NODE)?.description).toContain('gave up after 3 attempts');
-		expect(server.requests).toHaveLength(3);
-		expect(server.deliveries).toHaveLength(0);
-	});
+	test.each([1, 3])(
+		'Max Attempts %i: that many requests, then it gives up',
+		async (maxAttempts) => {
+			server.fail(
+				...[0, 1, 2, 3].map(() => ({ kind: 'status' as const, status: 503, retryAfter: '0' })),
+			);
+			const result = await runTrigger(server, { event: 'e', options: { ...KEYED, maxAttempts } });
+			const error = result.error(NODE)!;
+			expect(server.requests).toHaveLength(maxAttempts);
+			expect(server.deliveries).toHaveLength(0);
+			expect(error.description).toContain(`gave up after ${maxAttempts} attempt`);
+			expect(error.description).not.toMatch(NO_RETRY);
+		},
+	);
 
 	test('many items, mixed faults, 4 at a time: each item fires exactly once, output in input order', async () => {
 		server.fail(
