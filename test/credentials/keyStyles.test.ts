@@ -105,6 +105,15 @@ describe('the credential Test in every style', () => {
 		});
 		expect(harvard.requests).toHaveLength(0);
 	});
+
+	test('a style this version does not know: the Test and the node name the field, nothing is sent', async () => {
+		const unknown = { ...styles().harvard, museumApi: 'harvardV2' };
+		const message = `The Museum API (Generic or Harvard Art Museums API) in the Triptych API credentials holds an unknown value, "harvardV2": choose one of these.`;
+		expect(await testCredential(unknown)).toEqual({ status: 'Error', message });
+		const run = await runSearch({ q: 'a' }, { museumUrl: harvard.url, credentials: unknown });
+		expect(run.workflowError?.description ?? run.workflowError?.message).toContain(message);
+		expect(harvard.requests).toHaveLength(0);
+	});
 });
 
 describe('Museum Object Search in Harvard style: the key stays in the query string, and nowhere else', () => {
