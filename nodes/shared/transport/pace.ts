@@ -18,8 +18,8 @@ const CREEP_AFTER_MS = 10_000;
  *
  * - Until the first 429 there is no pace.
  * - **Burst**: the first 429 shows an empty bucket; the requests accepted in the second before the refused one was
- *   sent are (at most) the bucket's size. At a fast rate that count includes the refill of that second: a 429 among
- *   the bunch sent at once after a later pause sets the burst to what the service accepted of the bunch.
+ *   sent are (at most) the bucket's size. At a fast rate that count includes the refill of that second: a 429 before
+ *   a burst's worth was sent after a later pause sets the burst to what the service accepted of those first requests.
  * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and grows fourfold every second
  *   until the next 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
@@ -41,7 +41,6 @@ export class Pace {
 	private log: Ticket[] = [];
 	/** The best estimate of the service's rate so far */
 	private best?: number;
-	private strikes = 0;
 	/** The two empty moments to fit the rate between, once the pause has ended */
 	private toFit?: { from: number; to: number; bunchSince?: number };
 	/** When traffic resumed after the last pause */
@@ -102,12 +101,11 @@ export class Pace {
 		this.resumedAt = resume;
 		if (this.burst === undefined || this.rate === undefined) return; // the burst is counted when the pause ends
 		if (previous !== undefined) {
-			// refused among the first requests after a pause: our bunch was larger than the service's bucket
+			// refused before the burst was spent after a pause: the service's bucket is smaller than we thought
 			const bunch =
 				resumed !== undefined &&
 				ticket.sent >= resumed &&
-				this.log.filter((t) => t.sent >= resumed && t.sent <= ticket.sent).length <=
-					this.capacity();
+				this.log.filter((t) => t.sent >= resumed && t.sent < ticket.sent).length < this.burst;
 			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
 		}
 		// our bucket is empty where the service's was, and refills at our pace during the pause
@@ -139,14 +137,11 @@ export class Pace {
 			this.fitted = false;
 		} else {
 			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
-			// keep the best estimate (a later, shorter stretch between two 429s gives a weaker one); an upper bound below
-			// it is a strike, and two strikes in a row start over (the limit was lowered)
+			// keep the best estimate (a later, shorter stretch between two 429s gives a weaker one), unless the service
+			// refused faster than it allows: then the limit was lowered, and only the lower bound is sure
 			const below = this.best !== undefined && 1.05 * high < this.best;
-			this.strikes = below ? this.strikes + 1 : 0;
-			if (this.best === undefined || this.strikes >= 2) {
-				this.best = estimate;
-				this.strikes = 0;
-			} else if (!below) this.best = Math.max(this.best, estimate);
+			if (below) this.best = low;
+			else this.best = Math.max(this.best ?? 0, estimate);
 			this.rate = Math.max(0.1, MARGIN * this.best);
 			this.fitted = true;
 		}
@@ -155,13 +150,13 @@ export class Pace {
 	}
 
 	/**
-	 * After a 429 among the first requests sent after a pause (the bunch our bucket let go at once): the service's
-	 * bucket, refilled during the pause, held only what it accepted of that bunch. That is the burst from now on. It
-	 * says nothing of the rate (a bucket counted too large would otherwise be read as a slow refill, and the pace fitted
-	 * far below the service's rate).
+	 * After a 429 among the first burst's worth of requests sent after a pause: the service's bucket, refilled during
+	 * the pause, held only what it accepted of them. That is the burst from now on. It says nothing of the rate (a
+	 * bucket counted too large would otherwise be read as a slow refill, and the pace fitted far below the service's
+	 * rate).
 	 */
 	private recount(since: number, to: number, now: number): void {
-		const bunch = this.log.filter((t) => t.sent >= since).slice(0, this.capacity());
+		const bunch = this.log.filter((t) => t.sent >= since).slice(0, Math.floor(this.burst!));
 		const accepted = bunch.filter((t) => t.outcome === 'ok').length;
 		if (accepted < this.burst!) this.burst = Math.max(1, accepted);
 		this.lastChange = now;
