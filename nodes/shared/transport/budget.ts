@@ -26,19 +26,18 @@ class Plan {
 	private resetAt = 0;
 	private limit?: number;
 	private seq = -1;
-	/** Requests sent since the answer the plan was last told of: a new window may have counted them already */
-	private unseen = 0;
+	/** Requests sent so far: those after `seq` are on their way, and a new window may have counted them already */
+	private sent = 0;
 
 	get known(): boolean {
 		return this.left !== undefined;
 	}
 
-	/** An answer to request `seq` (sent `sentSince` requests ago); no quota on it: the service stopped saying. */
-	observe(quota: Quota | undefined, seq: number, sentSince: number): void {
+	/** An answer to request `seq`; no quota on it: the service stopped saying. */
+	observe(quota: Quota | undefined, seq: number): void {
 		if (seq < this.seq) return;
 		this.seq = seq;
-		this.unseen = sentSince;
-		this.left = quota && quota.remaining - sentSince;
+		this.left = quota && quota.remaining - (this.sent - seq);
 		this.resetAt = quota?.resetAt ?? 0;
 		this.limit = quota?.limit;
 	}
@@ -51,13 +50,13 @@ class Plan {
 	delay(now: number): number {
 		if (this.left === undefined || this.left > 0) return 0;
 		if (now < this.resetAt) return this.resetAt - now;
-		this.left = this.limit === undefined ? undefined : this.limit - this.unseen;
+		this.left = this.limit === undefined ? undefined : this.limit - (this.sent - this.seq);
 		this.resetAt = Infinity; // until an answer of the new window says when it ends
 		return this.left === undefined || this.left > 0 ? 0 : Infinity;
 	}
 
 	take(): void {
-		this.unseen++;
+		this.sent++;
 		if (this.left !== undefined) this.left--;
 	}
 }
@@ -194,7 +193,7 @@ export class Budget {
 		this.usedAt = now;
 		if (ticket) {
 			ticket.outcome = signal === 'ok' ? 'ok' : rateLimited ? 'refused' : 'other';
-			this.plan.observe(quota, ticket.seq, this.sent - ticket.seq);
+			this.plan.observe(quota, ticket.seq);
 		}
 		if (!this.answered) {
 			this.answered = true;

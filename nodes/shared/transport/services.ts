@@ -130,10 +130,14 @@ export const SERVICE_NAMES = Object.keys(SERVICES) as Service[];
 
 /** The style the credential chooses for a service (`generic` when it has no choice or an unknown value). */
 export function styleOf(credentials: IDataObject, service: Service): Style {
-	const { styleField, styles } = SERVICES[service];
-	const chosen = styleField ? credentials[styleField] : undefined;
-	return typeof chosen === 'string' && chosen in styles ? (chosen as Style) : 'generic';
+	const chosen = chosenStyle(credentials, service);
+	return typeof chosen === 'string' && chosen in SERVICES[service].styles
+		? (chosen as Style)
+		: 'generic';
 }
+
+const chosenStyle = (credentials: IDataObject, service: Service): unknown =>
+	SERVICES[service].styleField ? credentials[SERVICES[service].styleField!] : undefined;
 
 /** The name of the credential field that chooses a service's style: "Museum API" */
 export const styleLabel = (service: Service) =>
@@ -147,9 +151,8 @@ export function styleChoices(service: Service): string {
 
 /** A style value this version does not know (a credential saved by another one): no key goes by guesswork. */
 export function unknownStyle(credentials: IDataObject, service: Service): string | undefined {
-	const { styleField, styles } = SERVICES[service];
-	const chosen = styleField ? credentials[styleField] : undefined;
-	if (chosen === undefined || chosen === '' || (typeof chosen === 'string' && chosen in styles))
+	const chosen = chosenStyle(credentials, service);
+	if (chosen === undefined || chosen === '' || styleOf(credentials, service) === chosen)
 		return undefined;
 	return `The ${styleChoices(service)} in the Triptych API credentials holds an unknown value, "${String(chosen)}": choose one of these.`;
 }
