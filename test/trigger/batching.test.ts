@@ -62,14 +62,14 @@ describe('concurrency', () => {
 		const items = numbered(8);
 		const result = await runTrigger(
 			server,
-			{ event: 'e', payload: 'item', options: { concurrency: 8 } },
+			{ event: 'e', payload: 'item', options: { concurrency: 4 } },
 			{ items },
 		);
 		expect(result.workflowError).toBeUndefined();
 		const arrival = server.deliveries.map((d) => (d.body as IDataObject).n);
 		expect(arrival).toHaveLength(8);
-		// they were all in flight together, so the held answers came back after the others
-		expect(server.maxInFlight).toBeGreaterThanOrEqual(4);
+		// the first four were in flight together, so the held answers came back after the others
+		expect(server.maxInFlight).toBe(4);
 		const out = result.output(NODE);
 		expect(receivedN(result)).toEqual(items.map((it) => it.n));
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, item) => ({ item })));

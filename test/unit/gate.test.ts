@@ -9,9 +9,15 @@ const ticket = (turn: Turn) => {
 	return turn.ticket;
 };
 
-/** The gate once the service has answered its first request (a new budget sends one until then). */
-async function answered(gate: Gate): Promise<Gate> {
-	gate.release('neutral', undefined, false, ticket(await gate.acquire(1000)));
+/**
+ * The gate once the service has answered its first request (a new budget sends one until then), `ms` after it was
+ * sent: on `clock` (the budget's), or waited for.
+ */
+async function answered(gate: Gate, ms = 20, clock?: { now: number }): Promise<Gate> {
+	const turn = await gate.acquire(1000);
+	if (clock) clock.now += ms;
+	else await sleep(ms);
+	gate.release('neutral', undefined, false, ticket(turn));
 	return gate;
 }
 
@@ -76,7 +82,7 @@ describe('Gate', () => {
 	test(`starts at ${Gate.START} and grows fourfold per healthy round (slow start), never past max`, async () => {
 		const gate = await answered(new Gate(128));
 		expect(gate.state.limit).toBe(Gate.START);
-		const first = contenders(gate, Gate.START + 40);
+		const first = contenders(gate, Gate.START + 8);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START);
 		// the round's answers free their slots but do not grow the allowance until the whole round is in
@@ -87,12 +93,15 @@ describe('Gate', () => {
 		gate.release('ok');
 		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
 		await sleep(10);
-		expect(first.granted).toBe(Gate.START + 40);
+		expect(first.granted).toBe(Gate.START + 8);
 
-		const small = new Gate(10);
-		for (let i = 0; i < 50; i++) {
-			const turn = await small.acquire(1000);
-			small.release('ok', undefined, false, turn.ok ? turn.ticket : undefined);
+		const small = await answered(new Gate(10));
+		for (let r = 0; r < 3; r++) {
+			for (const turn of contenders(small, 12).all) {
+				const t = ticket(await turn);
+				await sleep(1);
+				small.release('ok', undefined, false, t);
+			}
 		}
 		expect(small.state.limit).toBe(10);
 	});
@@ -123,26 +132,26 @@ describe('Gate', () => {
 	});
 
 	/** Full rounds against a fake clock: every slot of the allowance busy and one request waiting, answered in `ms`. */
-	function rounds(max: number) {
-		let clock = 0;
+	function rounds(max: number, first = 50) {
+		const clock = { now: 0 };
 		let held = 0;
 		let gate: Gate;
 		const round = async (ms: number) => {
-			gate ??= await answered(new Gate(max, undefined, new Budget(() => clock)));
+			gate ??= await answered(new Gate(max, undefined, new Budget(() => clock.now)), first, clock);
 			const limit = gate.state.limit;
 			const need = limit - held;
 			const c = contenders(gate, need + 1);
 			await Promise.all(c.all.slice(0, need));
-			clock += ms;
+			clock.now += ms;
 			for (let i = 0; i < limit; i++) gate.release('ok');
 			await c.all[need]; // the waiting one goes in the next round
 			held = 1;
 		};
-		return { gate: () => gate, round };
+		return { gate: () => gate, round, clock };
 	}
 
-	test('a growth step that brings no faster answers is taken back, and the allowance stays there', async () => {
-		const { gate, round } = rounds(256);
+	test('a growth step that brings no faster answers is taken back, and tried again a minute later', async () => {
+		const { gate, round, clock } = rounds(256);
 		// a distant service: four times as many in flight, about four times the answers per second: grows
 		await round(50);
 		expect(gate().state.limit).toBe(4 * Gate.START);
@@ -153,35 +162,40 @@ describe('Gate', () => {
 		expect(gate().state.limit).toBe(4 * Gate.START);
 		for (let r = 0; r < 5; r++) await round(1);
 		expect(gate().state.limit).toBe(4 * Gate.START);
+		clock.now += 60_000;
+		await round(50);
+		expect(gate().state.limit).toBe(16 * Gate.START);
 	});
 
 	test('time the budget sat idle between runs is not read as slow answers: the next run still grows', async () => {
-		let clock = 0;
-		const gate = await answered(new Gate(256, undefined, new Budget(() => clock)));
+		const clock = { now: 0 };
+		const gate = await answered(new Gate(256, undefined, new Budget(() => clock.now)), 50, clock);
 		const full = async (n: number) => {
 			const c = contenders(gate, n + 1); // one waits: the round is full
 			await Promise.all(c.all.slice(0, n));
-			clock += 50;
+			clock.now += 50;
 			for (let i = 0; i < n; i++) gate.release('ok');
 			await c.all[n];
 		};
 		await full(Gate.START);
 		expect(gate.state.limit).toBe(4 * Gate.START);
 		gate.release('ok'); // the run's last answer; a minute later the next run
-		clock += 60_000;
+		clock.now += 60_000;
 		await full(4 * Gate.START);
 		expect(gate.state.limit).toBe(16 * Gate.START);
 	});
 
-	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
-		const { gate, round } = rounds(128);
+	test('on a service next door (each answer costs the same work, however many are in flight) it goes back to one', async () => {
+		const { gate, round } = rounds(128, 0.8);
 		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START));
-		expect(gate().state.limit).toBe(Gate.START);
+		expect(gate().state.limit).toBe(1);
 	});
 
 	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {
 		let clock = 0;
-		const gate = await answered(new Gate(64, undefined, new Budget(() => clock)));
+		const budget = new Budget(() => clock);
+		budget.limit = 16;
+		const gate = await answered(new Gate(64, undefined, budget), 20, { now: 0 });
 		const turns = (await Promise.all(contenders(gate, 12).all)).map(ticket);
 		// a cap of 9 in flight: the 10th to 12th were refused, their answers come back in any order
 		for (const t of [turns[11], turns[9], turns[10]]) gate.release('pushback', undefined, false, t);

@@ -9,6 +9,8 @@ const IDLE_MS = 15 * 60_000;
 const MAX_BUDGETS = 256;
 /** After a push-back, the allowance stays under the level that was refused for this long. */
 const HOLD_MS = 10_000;
+/** A growth step that did not pay is tried again after this long (the service may have moved further away). */
+const REPROBE_MS = 60_000;
 
 /** A request sent through a budget: when, at which in-flight level, and its place in the order of sends. */
 export interface Sent extends Ticket {
@@ -69,14 +71,15 @@ class Plan {
  * - **Quota headers first**: while the service says how many requests are left and when its window resets, requests
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`, a token bucket fitted to its 429s).
- * - **Adaptive concurrency** (as TCP does it): starts at `START` in flight, grows fourfold per round (one allowance's
- *   worth of answers) while every answer is healthy and the step brings answers faster, then by about one per round
- *   trip. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
+ * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
+ *   allowance's worth of answers) while every answer is healthy and the step brings answers faster than the level
+ *   before (the first step: than the lone first request), then by about one per round trip. Every request in flight
+ *   when a service first refuses is refused too, so the allowance stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
  *   refused request was sent, and it stays there a while.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
-	static readonly START = 16;
+	static readonly START = 4;
 	static readonly GROWTH = 4;
 	/** The part of a growth step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
 	static readonly PAYOFF = 0.25;
@@ -90,7 +93,7 @@ export class Budget {
 	private answered = false;
 	private sent = 0;
 	private threshold = Infinity;
-	private ceiling = Infinity;
+	private ceiling = { level: Infinity, until: 0 };
 	private hold = { level: Infinity, until: 0 };
 	private round = { answers: 0, healthy: true, started: 0, full: false };
 	private lastStep?: { limit: number; speed: number };
@@ -195,9 +198,16 @@ export class Budget {
 			ticket.outcome = signal === 'ok' ? 'ok' : rateLimited ? 'refused' : 'other';
 			this.plan.observe(quota, ticket.seq);
 		}
+		if (clock > this.ceiling.until && this.ceiling.level < Infinity) {
+			// unless a push-back lowered it since, the allowance may grow again
+			if (this.threshold >= this.ceiling.level) this.threshold = Infinity;
+			this.ceiling.level = Infinity;
+		}
 		if (!this.answered) {
+			// the first answer, alone in flight: the first growth step must bring answers faster than this one
 			this.answered = true;
-			this.round.started = this.now();
+			this.lastStep = { limit: 1, speed: 1 / Math.max(clock - this.round.started, 0.01) };
+			this.round.started = clock;
 		} else if (this.limit < this.threshold) {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
 			this.round.answers++;
@@ -212,7 +222,7 @@ export class Budget {
 				};
 			}
 		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until))
-			this.limit = Math.min(this.ceiling, this.limit + 1 / this.limit);
+			this.limit = Math.min(this.ceiling.level, this.limit + 1 / this.limit);
 		// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
 		if (signal === 'pushback' && !(rateLimited && (this.pace.active || this.plan.known))) {
 			const level = ticket?.level ?? this.limit;
@@ -231,18 +241,20 @@ export class Budget {
 
 	/**
 	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
-	 * hardly faster than the round before is taken back for good; otherwise the allowance grows fourfold.
+	 * hardly faster than the round before is taken back (and tried again after REPROBE_MS); otherwise the allowance
+	 * grows fourfold.
 	 */
 	private grow(): void {
 		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
 		const last = this.lastStep;
 		const step = last ? this.limit / last.limit : 1;
 		if (last && step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
-			this.ceiling = this.limit = this.threshold = last.limit;
+			this.limit = this.threshold = last.limit;
+			this.ceiling = { level: last.limit, until: this.now() + REPROBE_MS };
 			return;
 		}
 		this.lastStep = { limit: this.limit, speed };
-		if (this.limit < this.ceiling) this.limit = Math.min(this.ceiling, this.limit * Budget.GROWTH);
+		this.limit = Math.min(this.ceiling.level, this.limit * Budget.GROWTH);
 	}
 }
 
