@@ -97,11 +97,12 @@ describe('Gate', () => {
 
 		const small = await answered(new Gate(10));
 		for (let r = 0; r < 3; r++) {
-			for (const turn of contenders(small, 12).all) {
-				const t = ticket(await turn);
-				await sleep(1);
-				small.release('ok', undefined, false, t);
-			}
+			const c = contenders(small, 12);
+			const turns = (await Promise.all(c.all.slice(0, small.state.limit))).map(ticket);
+			await sleep(10); // answered together, 10 ms away
+			for (const t of turns) small.release('ok', undefined, false, t);
+			await Promise.all(c.all.slice(turns.length));
+			for (let i = turns.length; i < 12; i++) small.release('ok');
 		}
 		expect(small.state.limit).toBe(10);
 	});
@@ -131,19 +132,24 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(Gate.START);
 	});
 
-	/** Full rounds against a fake clock: every slot of the allowance busy and one request waiting, answered in `ms`. */
+	/**
+	 * Full rounds against a fake clock: every slot of the allowance busy and one request waiting. Answered together
+	 * `ms` after they went (a distant service), or `serial`: one after another, `ms` in all (each costs the same work).
+	 */
 	function rounds(max: number, first = 50) {
 		const clock = { now: 0 };
 		let held = 0;
 		let gate: Gate;
-		const round = async (ms: number) => {
+		const round = async (ms: number, serial = false) => {
 			gate ??= await answered(new Gate(max, undefined, new Budget(() => clock.now)), first, clock);
 			const limit = gate.state.limit;
 			const need = limit - held;
 			const c = contenders(gate, need + 1);
 			await Promise.all(c.all.slice(0, need));
-			clock.now += ms;
-			for (let i = 0; i < limit; i++) gate.release('ok');
+			for (let i = 0; i < limit; i++) {
+				clock.now += serial ? ms / limit : i ? 0 : ms;
+				gate.release('ok');
+			}
 			await c.all[need]; // the waiting one goes in the next round
 			held = 1;
 		};
@@ -185,10 +191,10 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(16 * Gate.START);
 	});
 
-	test('on a service next door (each answer costs the same work, however many are in flight) it goes back to one', async () => {
+	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
 		const { gate, round } = rounds(128, 0.8);
-		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START));
-		expect(gate().state.limit).toBe(1);
+		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), true);
+		expect(gate().state.limit).toBe(Gate.START);
 	});
 
 	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {

@@ -72,9 +72,9 @@ class Plan {
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`, a token bucket fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
- *   allowance's worth of answers) while every answer is healthy and the step brings answers faster than the level
- *   before (the first step: than the lone first request), then by about one per round trip. Every request in flight
- *   when a service first refuses is refused too, so the allowance stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
+ *   allowance's worth of answers) while every answer is healthy and the step brings answers faster (`grow`), then by
+ *   about one per round trip. Every request in flight when a service first refuses is refused too, so the allowance
+ *   stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
  *   refused request was sent, and it stays there a while.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
@@ -95,7 +95,7 @@ export class Budget {
 	private threshold = Infinity;
 	private ceiling = { level: Infinity, until: 0 };
 	private hold = { level: Infinity, until: 0 };
-	private round = { answers: 0, healthy: true, started: 0, full: false };
+	private round = { answers: 0, healthy: true, started: 0, full: false, firstAt: 0 };
 	private lastStep?: { limit: number; speed: number };
 	/** Runs with requests waiting for a slot, in turn */
 	private readonly waiting: Array<Waiter['run']> = [];
@@ -128,7 +128,7 @@ export class Budget {
 		if (this.waiting.length || !this.room(run)) return 0;
 		// a round measures the service while busy: time the budget sat idle (between runs) is not a slow answer
 		if (this.inFlight === 0)
-			this.round = { answers: 0, healthy: true, started: this.now(), full: false };
+			this.round = { answers: 0, healthy: true, started: this.now(), full: false, firstAt: 0 };
 		run.inFlight++;
 		return ++this.inFlight;
 	}
@@ -204,13 +204,11 @@ export class Budget {
 			this.ceiling.level = Infinity;
 		}
 		if (!this.answered) {
-			// the first answer, alone in flight: the first growth step must bring answers faster than this one
 			this.answered = true;
-			this.lastStep = { limit: 1, speed: 1 / Math.max(clock - this.round.started, 0.01) };
 			this.round.started = clock;
 		} else if (this.limit < this.threshold) {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
-			this.round.answers++;
+			if (this.round.answers++ === 0) this.round.firstAt = clock;
 			if (signal === 'pushback') this.round.healthy = false;
 			if (this.round.answers >= this.allowance) {
 				if (this.round.healthy && this.round.full) this.grow();
@@ -219,6 +217,7 @@ export class Budget {
 					healthy: true,
 					started: this.now(),
 					full: this.waiting.length > 0,
+					firstAt: 0,
 				};
 			}
 		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until))
@@ -242,15 +241,20 @@ export class Budget {
 	/**
 	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
 	 * hardly faster than the round before is taken back (and tried again after REPROBE_MS); otherwise the allowance
-	 * grows fourfold.
+	 * grows fourfold. The first step is measured against the round's own first answer, the time one request takes
+	 * when sent with the others: answers that come back one after another (work that does not overlap, as on a
+	 * service next door or a busy CPU) do not pay for more in flight.
 	 */
 	private grow(): void {
-		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
-		const last = this.lastStep;
-		const step = last ? this.limit / last.limit : 1;
-		if (last && step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
-			this.limit = this.threshold = last.limit;
-			this.ceiling = { level: last.limit, until: this.now() + REPROBE_MS };
+		const { answers, started, firstAt } = this.round;
+		const speed = answers / Math.max(this.now() - started, 0.01);
+		const last = this.lastStep ?? { limit: 1, speed: 1 / Math.max(firstAt - started, 0.01) };
+		const step = this.limit / last.limit;
+		if (step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
+			// the first step, from one request to the start, is not taken back
+			if (this.lastStep) this.limit = last.limit;
+			this.threshold = this.limit;
+			this.ceiling = { level: this.limit, until: this.now() + REPROBE_MS };
 			return;
 		}
 		this.lastStep = { limit: this.limit, speed };
