@@ -74,8 +74,8 @@ class Plan {
  * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
  *   allowance's worth of answers) while every answer is healthy and the step brings answers faster (`grow`), then by
  *   about one per round trip. Every request in flight when a service first refuses is refused too, so the allowance
- *   stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level at which the
- *   refused request was sent, and it stays there a while.
+ *   stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it
+ *   under the level at which the refused request was sent, and it stays there a while.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
@@ -95,7 +95,7 @@ export class Budget {
 	private threshold = Infinity;
 	private ceiling = { level: Infinity, until: 0 };
 	private hold = { level: Infinity, until: 0 };
-	private round = { answers: 0, healthy: true, started: 0, full: false, firstAt: 0 };
+	private round = newRound(0, false);
 	private lastStep?: { limit: number; speed: number };
 	/** Runs with requests waiting for a slot, in turn */
 	private readonly waiting: Array<Waiter['run']> = [];
@@ -127,8 +127,7 @@ export class Budget {
 	take(run: Run): number {
 		if (this.waiting.length || !this.room(run)) return 0;
 		// a round measures the service while busy: time the budget sat idle (between runs) is not a slow answer
-		if (this.inFlight === 0)
-			this.round = { answers: 0, healthy: true, started: this.now(), full: false, firstAt: 0 };
+		if (this.inFlight === 0) this.round = newRound(this.now(), false);
 		run.inFlight++;
 		return ++this.inFlight;
 	}
@@ -212,13 +211,7 @@ export class Budget {
 			if (signal === 'pushback') this.round.healthy = false;
 			if (this.round.answers >= this.allowance) {
 				if (this.round.healthy && this.round.full) this.grow();
-				this.round = {
-					answers: 0,
-					healthy: true,
-					started: this.now(),
-					full: this.waiting.length > 0,
-					firstAt: 0,
-				};
+				this.round = newRound(clock, this.waiting.length > 0);
 			}
 		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until))
 			this.limit = Math.min(this.ceiling.level, this.limit + 1 / this.limit);
@@ -260,6 +253,11 @@ export class Budget {
 		this.lastStep = { limit: this.limit, speed };
 		this.limit = Math.min(this.ceiling.level, this.limit * Budget.GROWTH);
 	}
+}
+
+/** A slow-start round: its answers so far, when it started and got its first answer, whether requests waited. */
+function newRound(started: number, full: boolean) {
+	return { answers: 0, healthy: true, started, full, firstAt: 0 };
 }
 
 /** One node run's side of a budget: its own Concurrency cap, requests in flight and waiting, and Stop. */
