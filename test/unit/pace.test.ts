@@ -1,37 +1,29 @@
-/** The learned request pace (nodes/shared/transport/pace), from source, against a token bucket in virtual time. */
+/** The learned request pace (nodes/shared/transport/pace), from source, against limiters in virtual time. */
 import {
 	highestRateThatRefuses,
 	lowestRateThatAccepts,
 	Pace,
 } from '../../nodes/shared/transport/pace';
-import { TokenBucket } from '../servers/ratelimit';
+import { Limiter, type RateLimit } from '../servers/ratelimit';
 
 /**
- * A client that sends as fast as the pace allows to a token-bucket service that answers at once; a 429 pauses it for
- * `pauseMs` (the service's Retry-After). Returns when each request was accepted or refused, in virtual milliseconds.
+ * A client that sends as fast as the pace allows to a service with `limit` that answers at once; a 429 pauses it for
+ * the service's Retry-After. Returns when each request was accepted or refused, in virtual milliseconds.
  */
 function simulate(
-	perSecond: number,
-	burst: number,
+	limit: RateLimit,
 	untilMs: number,
-	change?: { atMs: number; perSecond: number; burst: number },
-	pauseMs = 1000,
 	/** Before the first 429, one request every this many ms (a client's first waves spread out) instead of all at once */
 	firstWaveSpacingMs = 0,
 ) {
 	let now = 0;
-	let bucket = new TokenBucket({ perSecond, burst }, () => now);
-	let changed = false;
+	const limiter = new Limiter(limit, () => now);
 	const pace = new Pace();
 	let pausedUntil = 0;
 	const accepted: number[] = [];
 	const refused: number[] = [];
 	while (now < untilMs) {
-		if (change && !changed && now >= change.atMs) {
-			bucket = new TokenBucket(change, () => now);
-			changed = true;
-		}
-		if (now < pausedUntil) now = pausedUntil;
+		now = Math.max(now, pausedUntil);
 		const delay = pace.delay(now);
 		if (delay > 0) {
 			now += delay;
@@ -40,13 +32,12 @@ function simulate(
 		pace.take(now);
 		const ticket = pace.record(now);
 		const unpaced = !pace.active;
-		if (bucket.take() === 0) {
-			ticket.outcome = 'ok';
-			accepted.push(now);
-		} else {
-			ticket.outcome = 'refused';
+		const verdict = limiter.admit();
+		ticket.outcome = verdict.status ? 'refused' : 'ok';
+		if (!verdict.status) accepted.push(now);
+		else {
 			refused.push(now);
-			pausedUntil = now + pauseMs;
+			pausedUntil = now + 1000 * Number(verdict.headers['retry-after']);
 			pace.refused(ticket, now, pausedUntil);
 		}
 		if (unpaced && pace.active === false) now += firstWaveSpacingMs;
@@ -71,7 +62,7 @@ describe('Pace', () => {
 	])(
 		'learns a bucket of %d/s, burst %d: then a 429 at most every 20 s, and at least 85%% of the rate',
 		(perSecond, burst) => {
-			const run = simulate(perSecond, burst, 60_000);
+			const run = simulate({ perSecond, burst }, 60_000);
 			// a few 429s while it learns (the first burst, then one or two while discovering the rate)
 			expect(run.refused.length).toBeGreaterThanOrEqual(1);
 			// afterwards it stays under the rate; after 10 s without a 429 it creeps up (+1%/s, in case the limit was
@@ -89,20 +80,44 @@ describe('Pace', () => {
 	test('a first burst counted too high (the bucket refilled while the first requests went out) is corrected by the first refused bunch, not read as a slow rate', () => {
 		// 100/s, burst 20; the first requests go one per 3 ms: the service accepts 28 before its bucket is empty, so
 		// the first count says 28, and the bunch after the pause (22 at once) meets a bucket of 20
-		const run = simulate(100, 20, 30_000, undefined, 1000, 3);
+		const run = simulate({ perSecond: 100, burst: 20 }, 30_000, 3);
 		expect(run.pace.burst).toBe(20);
 		expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(85);
 		expect(run.within(run.refused, 10_000)).toBeLessThanOrEqual(2);
 	});
 
 	test('a lowered limit (40/s → 10/s): the first 429 that shows the lower rate sets the pace under it', () => {
-		const run = simulate(40, 10, 90_000, { atMs: 20_000, perSecond: 10, burst: 10 });
+		const run = simulate(
+			{ perSecond: 40, burst: 10, then: { ms: 20_000, limit: { perSecond: 10, burst: 10 } } },
+			90_000,
+		);
 		const refusedAfterChange = run.refused.filter((t) => t >= 20_000);
 		const acceptedLate = run.within(run.accepted, 60_000);
 		expect(refusedAfterChange.length).toBeGreaterThanOrEqual(1);
 		// settled at the new rate within 5 s: from then on only the creep's rare 429s (one per 20 s or so)
 		expect(refusedAfterChange.filter((t) => t >= 25_000).length).toBeLessThanOrEqual(3);
 		expect(acceptedLate / 30).toBeGreaterThanOrEqual(8);
+	});
+});
+
+describe('windows', () => {
+	test.each<[string, RateLimit, number]>([
+		['sliding window of 20 per second', { sliding: 20, windowMs: 1000 }, 20],
+		['fixed window of 30 per 3 s', { fixed: 30, windowMs: 3000 }, 10],
+	])(
+		'a %s: refused twice (the first bunch, then the probe), then a full window at a time',
+		(_, limit, perSecond) => {
+			const run = simulate(limit, 40_000);
+			expect(run.refused).toHaveLength(2);
+			const late = run.accepted.filter((t) => t >= 10_000).length / 30;
+			expect(late).toBeGreaterThanOrEqual(0.95 * perSecond);
+		},
+	);
+
+	test('a bucket that refills between bunches is told from a window by the probe, and paced at its rate', () => {
+		const run = simulate({ perSecond: 20, burst: 10 }, 30_000);
+		expect(run.refused.filter((t) => t >= 10_000).length).toBeLessThanOrEqual(1);
+		expect(run.accepted.filter((t) => t >= 10_000).length / 20).toBeGreaterThanOrEqual(17);
 	});
 });
 

@@ -70,7 +70,7 @@ class Plan {
  *
  * - **Quota headers first**: while the service says how many requests are left and when its window resets, requests
  *   go while some are left and wait for the reset when none are (`Plan`).
- * - **Without them, the service's refusals teach the pace** (`Pace`, a token bucket fitted to its 429s).
+ * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
  *   allowance's worth of answers) while every answer is healthy and the step brings answers faster (`grow`), then by
  *   about one per round trip. Every request in flight when a service first refuses is refused too, so the allowance

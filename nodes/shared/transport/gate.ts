@@ -107,7 +107,8 @@ export class Gate implements Run {
 						return announced;
 					}
 					if (delay === Infinity) {
-						// the new window's size is used up before any of its answers said when it ends
+						// the new window's size is used up before any of its answers said when it ends, or the pace
+						// waits for its probe's answer
 						await new Promise<void>((resolve) => {
 							const off = this.cancel?.subscribe(resolve);
 							void budget.nextAnswer().then(() => (off?.(), resolve()));

@@ -11,17 +11,21 @@ const MARGIN = 0.97;
 const DISCOVERY_GROWTH = 4;
 /** With a fitted rate and no 429 for this long, the pace creeps up (+1% per second) in case the limit was raised */
 const CREEP_AFTER_MS = 10_000;
+/** A window is probed this far into it, after its bunch: a bucket has refilled by then, a window has not */
+const PROBE_AT = 0.25;
 
 /**
- * The request pace of one gate, learned from the service's 429s as a token bucket (how rate limits are built):
- * `burst` requests at once after a quiet spell, `rate` per second after that.
+ * The request pace of one gate, learned from the service's 429s: first as a window (fixed or sliding: `burst` at
+ * once, then nothing until they leave it), then, if it refills between bunches, as a token bucket (`burst` at once
+ * after a quiet spell, `rate` per second after that). There is no pace before the first 429.
  *
- * - Until the first 429 there is no pace.
- * - **Burst**: the first 429 shows an empty bucket; the requests accepted in the second before the refused one was
- *   sent are (at most) the bucket's size. At a fast rate that count includes the refill of that second: a 429 before
- *   a burst's worth was sent after a later pause sets the burst to what the service accepted of those first requests.
- * - **Discovery**: after that pause, the pace starts at `burst / pause` per second and grows fourfold every second
- *   until the next 429.
+ * - **Burst**: the requests accepted in the second before the first refused one was sent. At a fast rate that count
+ *   includes the refill of that second: a 429 before a burst's worth was sent after a later pause sets the burst to
+ *   what the service accepted of those first requests.
+ * - **Window**: the first bunch and the pause after it: `burst` per that long. Once, a quarter window after a bunch,
+ *   one more request probes: a window refuses it (its wait ends about when the window would), a bucket takes it.
+ * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second until the
+ *   next 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
  *   known requests at known times: the lowest refill rate under which a bucket of `burst` tokens could have accepted
  *   all of them, and the highest under which the refused one found it empty, bound the service's rate. The pace is
@@ -45,10 +49,19 @@ export class Pace {
 	private toFit?: { from: number; to: number; bunchSince?: number };
 	/** When traffic resumed after the last pause */
 	private resumedAt?: number;
+	/** While the service is taken for a window: at most `burst` sends in any this many ms */
+	private window?: number;
+	/** When the last sends went, while a window (at most `burst` + 1) */
+	private taken: number[] = [];
+	/** The request sent between two bunches to tell a window from a bucket */
+	private probe?: Ticket;
+	private probeNext = false;
 
 	/** Remembers a request let through now. */
 	record(now: number): Ticket {
 		const ticket: Ticket = { sent: now };
+		if (this.probeNext) this.probe = ticket;
+		this.probeNext = false;
 		if (this.log.length >= LOG_MAX) this.log = this.log.slice(-LOG_MAX / 2);
 		this.log.push(ticket);
 		return ticket;
@@ -59,11 +72,20 @@ export class Pace {
 		return this.emptyAt !== undefined;
 	}
 
-	/** How long until the next request may go (0: now). */
+	/** How long until the next request may go (0: now; Infinity: after the next answer). */
 	delay(now: number): number {
 		if (this.emptyAt === undefined) return 0;
-		if (this.burst === undefined) this.start(this.emptyAt, now);
-		else if (this.toFit) {
+		if (this.burst === undefined) this.start(this.emptyAt);
+		if (this.window !== undefined) {
+			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
+			// a request between two bunches went through: a bucket, which refilled at least one request in between;
+			// its rate is found from here as after any first 429
+			const bunchEnd = this.taken[this.taken.length - 2] ?? this.probe.sent;
+			this.rate = Math.max(this.rate!, 1000 / Math.max(1, this.probe.sent - bunchEnd));
+			this.window = undefined;
+			this.lastChange = now;
+			this.tat = bunchEnd + ((this.capacity() + 1) * 1000) / this.rate;
+		} else if (this.toFit) {
 			if (this.toFit.bunchSince !== undefined)
 				this.recount(this.toFit.bunchSince, this.toFit.to, now);
 			else this.fit(this.toFit.from, this.toFit.to, now);
@@ -76,18 +98,35 @@ export class Pace {
 
 	/** One request goes now (after `delay` said 0). */
 	take(now: number): void {
-		if (this.rate !== undefined) this.tat = Math.max(this.tat, now) + 1000 / this.rate;
+		if (this.window !== undefined) {
+			const full = this.taken.filter((t) => t > now - this.window!).length >= this.burst!;
+			this.probeNext = !this.probe && full;
+			this.taken = [...this.taken.slice(-Math.floor(this.burst!)), now];
+		} else if (this.rate !== undefined) this.tat = Math.max(this.tat, now) + 1000 / this.rate;
+	}
+
+	/** While a window: `burst` at once, then nothing until the first leaves it; once, the probe. */
+	private windowDelay(now: number): number {
+		const b = Math.floor(this.burst!);
+		const recent = this.taken.filter((t) => t > now - this.window!);
+		if (recent.length < b) return 0;
+		const free = recent[recent.length - b] + this.window! - now;
+		if (this.probeNext || (this.probe && !this.probe.outcome)) return Infinity; // until the probe's answer tells
+		if (this.probe) return free;
+		return Math.max(0, Math.min(free, recent[recent.length - 1] + PROBE_AT * this.window! - now));
 	}
 
 	/**
-	 * After the first 429's pause (its answers are in by now, also those slower than the 429): the requests accepted
-	 * in the second before the refused one was sent give the burst; the pace starts at `burst / pause` per second.
+	 * After the first 429's pause (its answers are in by now, also those slower than the 429): the burst, and a window
+	 * from its first request to the pause's end (fixed and sliding windows, and buckets that refill within the pause,
+	 * take that many again then).
 	 */
-	private start(emptyAt: number, now: number): void {
-		this.burst = Math.max(1, this.accepted(emptyAt - 1000, emptyAt + 1).length);
-		this.rate = Math.max(1, (this.burst * 1000) / Math.max(1000, now - emptyAt));
-		this.lastChange = now;
-		this.tat = emptyAt + (this.capacity() * 1000) / this.rate;
+	private start(emptyAt: number): void {
+		const bunch = this.accepted(emptyAt - 1000, emptyAt + 1);
+		const resume = this.resumedAt ?? emptyAt;
+		this.burst = Math.max(1, bunch.length);
+		this.window = Math.max(1, resume - (bunch[0]?.sent ?? emptyAt));
+		this.rate = Math.max(1, (this.burst * 1000) / Math.max(1000, resume - emptyAt));
 	}
 
 	/**
@@ -97,6 +136,8 @@ export class Pace {
 	refused(ticket: Ticket, now: number, resume: number): void {
 		const previous = this.emptyAt;
 		const resumed = this.resumedAt;
+		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
+		this.window = undefined; // a bunch refused: the service holds fewer than it took at first, as a bucket does
 		this.emptyAt = ticket.sent;
 		this.resumedAt = resume;
 		if (this.burst === undefined || this.rate === undefined) return; // the burst is counted when the pause ends
