@@ -119,6 +119,19 @@ describe('windows', () => {
 		expect(run.refused.filter((t) => t >= 10_000).length).toBeLessThanOrEqual(1);
 		expect(run.accepted.filter((t) => t >= 10_000).length / 20).toBeGreaterThanOrEqual(17);
 	});
+
+	test.each<[string, RateLimit]>([
+		['2/s, 40 at once (as Shopify)', { perSecond: 2, burst: 40 }],
+		['1/s, 10 at once', { perSecond: 1, burst: 10 }],
+	])(
+		'a slow bucket, %s: what it refilled during a pause, per pause; no 429 after the first few seconds',
+		(_, limit) => {
+			const run = simulate(limit, 60_000);
+			expect(run.within(run.refused, 5_000)).toBe(0);
+			const perSecond = (limit as { perSecond: number }).perSecond;
+			expect(run.within(run.accepted, 5_000) / 55).toBeGreaterThanOrEqual(0.95 * perSecond);
+		},
+	);
 });
 
 describe('the bucket arithmetic', () => {

@@ -22,8 +22,10 @@ const PROBE_AT = 0.25;
  * - **Burst**: the requests accepted in the second before the first refused one was sent. At a fast rate that count
  *   includes the refill of that second: a 429 before a burst's worth was sent after a later pause sets the burst to
  *   what the service accepted of those first requests.
- * - **Window**: the first bunch and the pause after it: `burst` per that long. Once, a quarter window after a bunch,
- *   one more request probes: a window refuses it (its wait ends about when the window would), a bucket takes it.
+ * - **Window**: the first bunch and the pause after it: `burst` per that long. A bunch refused while a window sets
+ *   both anew from what the service took of it: a window that holds fewer, or a slow bucket that refilled only that
+ *   many during the pause. Once, a quarter window after a bunch, one more request probes: a window refuses it (its
+ *   wait ends about when the window would), a bucket takes it.
  * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second until the
  *   next 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
@@ -46,7 +48,7 @@ export class Pace {
 	/** The best estimate of the service's rate so far */
 	private best?: number;
 	/** The two empty moments to fit the rate between, once the pause has ended */
-	private toFit?: { from: number; to: number; bunchSince?: number };
+	private toFit?: { from: number; to: number; bunchSince?: number; window?: boolean };
 	/** When traffic resumed after the last pause */
 	private resumedAt?: number;
 	/** While the service is taken for a window: at most `burst` sends in any this many ms */
@@ -75,7 +77,7 @@ export class Pace {
 	/** How long until the next request may go (0: now; Infinity: after the next answer). */
 	delay(now: number): number {
 		if (this.emptyAt === undefined) return 0;
-		if (this.burst === undefined) this.start(this.emptyAt);
+		if (this.toFit?.window) this.takeWindow(this.toFit.from, this.toFit.to, this.resumedAt!);
 		if (this.window !== undefined) {
 			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
 			// a request between two bunches went through: a bucket, which refilled at least one request in between;
@@ -116,17 +118,13 @@ export class Pace {
 		return Math.max(0, Math.min(free, recent[recent.length - 1] + PROBE_AT * this.window! - now));
 	}
 
-	/**
-	 * After the first 429's pause (its answers are in by now, also those slower than the 429): the burst, and a window
-	 * from its first request to the pause's end (fixed and sliding windows, and buckets that refill within the pause,
-	 * take that many again then).
-	 */
-	private start(emptyAt: number): void {
-		const bunch = this.accepted(emptyAt - 1000, emptyAt + 1);
-		const resume = this.resumedAt ?? emptyAt;
-		this.burst = Math.max(1, bunch.length);
-		this.window = Math.max(1, resume - (bunch[0]?.sent ?? emptyAt));
-		this.rate = Math.max(1, (this.burst * 1000) / Math.max(1000, resume - emptyAt));
+	/** The service took what was sent from `from` to `at`, refused `at`, and asked for a pause to `resume`. */
+	private takeWindow(from: number, at: number, resume: number): void {
+		this.toFit = undefined;
+		const bunch = this.accepted(from, at + 1);
+		this.burst = Math.max(1, Math.min(this.burst ?? Infinity, bunch.length));
+		this.window = Math.max(1, resume - (bunch[0]?.sent ?? at));
+		this.rate = (this.burst * 1000) / Math.max(1000, resume - at);
 	}
 
 	/**
@@ -137,20 +135,22 @@ export class Pace {
 		const previous = this.emptyAt;
 		const resumed = this.resumedAt;
 		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
-		this.window = undefined; // a bunch refused: the service holds fewer than it took at first, as a bucket does
 		this.emptyAt = ticket.sent;
 		this.resumedAt = resume;
-		if (this.burst === undefined || this.rate === undefined) return; // the burst is counted when the pause ends
+		if (this.burst === undefined || this.window !== undefined) {
+			// the first 429, or a bunch refused while a window: counted once the pause ends and its answers are in
+			const from = this.window ? Math.max(resumed!, ticket.sent - this.window) : ticket.sent - 1000;
+			this.toFit = { from: from - 1, to: ticket.sent, window: true };
+			return;
+		}
 		if (previous !== undefined) {
 			// refused before the burst was spent after a pause: the service's bucket is smaller than we thought
-			const bunch =
-				resumed !== undefined &&
-				ticket.sent >= resumed &&
-				this.log.filter((t) => t.sent >= resumed && t.sent < ticket.sent).length < this.burst;
+			const since = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent).length;
+			const bunch = ticket.sent >= resumed! && since < this.burst;
 			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
 		}
 		// our bucket is empty where the service's was, and refills at our pace during the pause
-		this.tat = ticket.sent + (this.capacity() * 1000) / this.rate;
+		this.tat = ticket.sent + (this.capacity() * 1000) / this.rate!;
 		this.lastChange = Math.max(now, resume);
 	}
 
