@@ -153,7 +153,12 @@ describe('Gate', () => {
 			await c.all[need]; // the waiting one goes in the next round
 			held = 1;
 		};
-		return { gate: () => gate, round, clock };
+		/** The run's last answer: nothing in flight until the next run */
+		const end = () => {
+			gate.release('ok');
+			held = 0;
+		};
+		return { gate: () => gate, round, clock, end };
 	}
 
 	test('a growth step that brings no faster answers is taken back, and tried again a minute later', async () => {
@@ -169,6 +174,18 @@ describe('Gate', () => {
 		for (let r = 0; r < 5; r++) await round(1);
 		expect(gate().state.limit).toBe(4 * Gate.START);
 		clock.now += 60_000;
+		await round(50);
+		expect(gate().state.limit).toBe(16 * Gate.START);
+	});
+
+	test('a step taken back is tried again when the next run starts (the slow round may have been a busy machine)', async () => {
+		const { gate, round, clock, end } = rounds(256);
+		await round(50);
+		await round(55);
+		await round((4 * 55) / 1.2);
+		expect(gate().state.limit).toBe(4 * Gate.START);
+		end();
+		clock.now += 1000;
 		await round(50);
 		expect(gate().state.limit).toBe(16 * Gate.START);
 	});

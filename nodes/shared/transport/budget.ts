@@ -9,7 +9,7 @@ const IDLE_MS = 15 * 60_000;
 const MAX_BUDGETS = 256;
 /** After a push-back, the allowance stays under the level that was refused for this long. */
 const HOLD_MS = 10_000;
-/** A growth step that did not pay is tried again after this long (the service may have moved further away). */
+/** A growth step that did not pay is tried again after this long, or when the next busy spell starts. */
 const REPROBE_MS = 60_000;
 
 /** A request sent through a budget: when, at which in-flight level, and its place in the order of sends. */
@@ -126,8 +126,11 @@ export class Budget {
 	 */
 	take(run: Run): number {
 		if (this.waiting.length || !this.room(run)) return 0;
-		// a round measures the service while busy: time the budget sat idle (between runs) is not a slow answer
-		if (this.inFlight === 0) this.round = newRound(this.now(), false);
+		// a round measures the service while busy (idle time between runs is not a slow answer), and so may a new step
+		if (this.inFlight === 0) {
+			this.round = newRound(this.now(), false);
+			this.ceiling.until = 0;
+		}
 		run.inFlight++;
 		return ++this.inFlight;
 	}
@@ -233,10 +236,10 @@ export class Budget {
 
 	/**
 	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
-	 * hardly faster than the round before is taken back (and tried again after REPROBE_MS); otherwise the allowance
-	 * grows fourfold. The first step is measured against the round's own first answer, the time one request takes
-	 * when sent with the others: answers that come back one after another (work that does not overlap, as on a
-	 * service next door or a busy CPU) do not pay for more in flight.
+	 * hardly faster than the round before is taken back (tried again later: a slow round may have been the machine's,
+	 * or the service may have moved further away); otherwise the allowance grows fourfold. The first step is measured
+	 * against the round's own first answer, the time one request takes when sent with the others: answers that come
+	 * back one after another (work that does not overlap: a service next door, a busy CPU) do not pay for more.
 	 */
 	private grow(): void {
 		const { answers, started, firstAt } = this.round;
@@ -282,9 +285,8 @@ const budgets = new Map<string, Budget>();
 export function budgetFor(key: string): Budget {
 	const now = Date.now();
 	for (const [k, b] of budgets) if (b.inFlight === 0 && now - b.usedAt > IDLE_MS) budgets.delete(k);
-	let budget = budgets.get(key);
+	const budget = budgets.get(key) ?? new Budget();
 	budgets.delete(key);
-	budget ??= new Budget();
 	budget.usedAt = now;
 	budgets.set(key, budget);
 	if (budgets.size > MAX_BUDGETS) budgets.delete(budgets.keys().next().value!);
