@@ -54,6 +54,8 @@ async function service(kind: Kind, rateLimit?: RateLimit, delayMs = 0) {
 			: kind === 'trigger'
 				? await startTriggerServer()
 				: await startMuseumServer({ records });
+	// a new address may be one a closed service had: the nodes must not remember that one's budget
+	server.reset();
 	server.setMode({ rateLimit, delayMs });
 	return server;
 }
