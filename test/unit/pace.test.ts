@@ -132,6 +132,21 @@ describe('windows', () => {
 			expect(run.within(run.accepted, 5_000) / 55).toBeGreaterThanOrEqual(0.95 * perSecond);
 		},
 	);
+
+	test('a late 429 to a request sent before the last pause leaves the window as it was', () => {
+		const pace = new Pace();
+		const sent = Array.from({ length: 12 }, (_, i) => pace.record(i));
+		for (const ticket of sent.slice(0, 10)) ticket.outcome = 'ok';
+		sent[10].outcome = 'refused';
+		pace.refused(sent[10], 12, 1012);
+		expect(pace.delay(1012)).toBe(0);
+		expect(pace.burst).toBe(10);
+		// the twelfth was slow: its 429 comes after the pause
+		sent[11].outcome = 'refused';
+		pace.refused(sent[11], 1500, 2500);
+		expect(pace.delay(2500)).toBe(0);
+		expect(pace.burst).toBe(10);
+	});
 });
 
 describe('the bucket arithmetic', () => {

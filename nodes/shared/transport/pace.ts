@@ -62,8 +62,7 @@ export class Pace {
 	/** Remembers a request let through now. */
 	record(now: number): Ticket {
 		const ticket: Ticket = { sent: now };
-		if (this.probeNext) this.probe = ticket;
-		this.probeNext = false;
+		if (this.probeNext) [this.probe, this.probeNext] = [ticket, false];
 		if (this.log.length >= LOG_MAX) this.log = this.log.slice(-LOG_MAX / 2);
 		this.log.push(ticket);
 		return ticket;
@@ -138,6 +137,7 @@ export class Pace {
 		this.emptyAt = ticket.sent;
 		this.resumedAt = resume;
 		if (this.burst === undefined || this.window !== undefined) {
+			if (this.window && ticket.sent < resumed!) return; // a late answer from before the last pause
 			// the first 429, or a bunch refused while a window: counted once the pause ends and its answers are in
 			const from = this.window ? Math.max(resumed!, ticket.sent - this.window) : ticket.sent - 1000;
 			this.toFit = { from: from - 1, to: ticket.sent, window: true };
