@@ -4,7 +4,7 @@
  * run. One report: each figure as a ratio (to the ideal the service's limit allows, or to the peer), its target, and
  * the load of the machine when it was measured. Exits 1 when a target is missed.
  *
- *   BENCH_ONLY=crowd,headers,quotable,shapes,warm,loopback   a subset (default: all)
+ *   BENCH_ONLY=crowd,headers,quotable,shapes,warm,latency,loopback   a subset (default: all)
  *   BENCH_RUNS=5                                             runs of each limiter shape without headers
  */
 import os from 'node:os';
@@ -359,6 +359,45 @@ async function warm() {
 }
 
 /**
+ * Latency that varies as real services' does (log-normal: median 60 ms, σ 0.7), 300 items, Quote Tags: a cold run
+ * (the budget forgotten), then a warm one, each against the HTTP Request node on the same latencies; five series.
+ */
+async function latency() {
+	const server = await service('quotes');
+	const [w, p] = [ours('quotes', server.url), peer('quotes', server.url)];
+	const latencies = (seed: number) =>
+		server.setMode({ delayMs: 60, delaySpread: { sigma: 0.7, seed } });
+	const cold = [];
+	const warm = [];
+	let failed = 0;
+	for (let seed = 1; seed <= 5; seed++) {
+		server.reset(); // forgets the budgets
+		latencies(seed);
+		const first = await execute(w, items(300));
+		latencies(seed);
+		const second = await execute(w, items(300));
+		server.reset();
+		latencies(seed);
+		const theirs = await execute(p, items(300));
+		failed += first.failed + second.failed;
+		cold.push(first.ms / theirs.ms);
+		warm.push(second.ms / theirs.ms);
+	}
+	await server.close();
+	for (const [what, ratios, target] of [
+		['cold', cold, 2],
+		['warm', warm, 1.25],
+	] as const) {
+		report(
+			`latency that varies (median 60 ms, σ 0.7), 300 items, quotes, ${what} run`,
+			`${ratios.map(x).join(' ')} the HTTP Request node`,
+			`≤ ${target}× in every series`,
+			Math.max(...ratios) <= target && failed === 0,
+		);
+	}
+}
+
+/**
  * No service limit at all (loopback, 1,000 items), median of 3: no slower than before the shared budget, which took
  * 0.65× the HTTP Request node's time for both nodes (2026-11-23).
  */
@@ -373,7 +412,7 @@ async function loopback() {
 	}
 }
 
-const CASES = { crowd, headers, quotable, shapes, warm, loopback };
+const CASES = { crowd, headers, quotable, shapes, warm, latency, loopback };
 
 async function main() {
 	const machine = `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${new Date().toISOString()}`;

@@ -77,6 +77,15 @@ test('Stop of one execution: its waiting requests leave, the other execution goe
 	expect(accepted(server).filter((r) => r.query.limit === '2').length).toBeLessThan(30);
 });
 
+test('a distant service whose latency varies (one answer in four quick, the rest slow) is not held at 4 in flight', async () => {
+	const server = await service(undefined, 15);
+	server.fail(
+		...Array.from({ length: 200 }, (_, i) => ({ kind: 'slow' as const, ms: i % 4 ? 150 : 0 })),
+	);
+	expect((await run(server, 200)).failed).toBe(0);
+	expect(server.maxInFlight).toBeGreaterThan(16);
+});
+
 test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
 	const server = await service({ fixed: 20, windowMs: 500, headers: 'draft6' });
 	const [big, small] = await Promise.all([run(server, 100, 2), run(server, 5, 1)]);

@@ -57,6 +57,11 @@ export interface BaseMode {
 	unauthorizedAlways: boolean;
 	/** Hold every answer this long (after the request has been processed). */
 	delayMs: number;
+	/**
+	 * Vary the hold as real services' latency varies: log-normal with `delayMs` as its median and σ `sigma` (0.7: a
+	 * tenth of the answers under 0.4 × `delayMs`, a tenth over 2.5 ×). Set again, the same seed gives the same series.
+	 */
+	delaySpread?: { sigma: number; seed: number };
 	/** Every request gets the `echoHeaders` error envelope. */
 	echoHeaders: boolean;
 	/** Hold each request (delayMs, or 50 ms when delayMs is 0) so `maxInFlight` shows client concurrency. */
@@ -323,6 +328,18 @@ export async function createTestServer<M extends BaseMode>(
 			timers.set(t, resolve);
 		});
 
+	let seed = 1;
+	/** The network's latency for one answer: `delayMs`, or around it (`delaySpread`) */
+	function latency(): number {
+		if (!mode.delaySpread) return mode.delayMs;
+		const uniform = () => {
+			seed = (seed * 48271) % 2147483647; // Park-Miller
+			return seed / 2147483647;
+		};
+		const normal = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+		return mode.delayMs * Math.exp(mode.delaySpread.sigma * normal);
+	}
+
 	function admit(): Verdict | undefined {
 		if (!mode.rateLimit) return undefined;
 		if (limiter?.spec !== mode.rateLimit) limiter = new Limiter(mode.rateLimit);
@@ -346,7 +363,7 @@ export async function createTestServer<M extends BaseMode>(
 			rateLimited++;
 			requests.push({ ...recorded, rateLimited: true });
 			// refused at arrival, answered as late as any answer (latency is the network's, not the handler's)
-			if (mode.delayMs > 0) await sleep(mode.delayMs);
+			if (mode.delayMs > 0) await sleep(latency());
 			const message = verdict.status === 429 ? 'Too many requests' : 'Service unavailable';
 			send(res, failEnvelope(verdict.status, message, verdict.headers));
 			return;
@@ -386,7 +403,8 @@ export async function createTestServer<M extends BaseMode>(
 		}
 		// The request has been processed (side effects done); only now hold/drop the answer.
 		const hold =
-			(mode.delayMs || (mode.concurrencyProbe ? 50 : 0)) + (fault?.kind === 'slow' ? fault.ms : 0);
+			(mode.delayMs ? latency() : mode.concurrencyProbe ? 50 : 0) +
+			(fault?.kind === 'slow' ? fault.ms : 0);
 		if (hold > 0) await sleep(hold);
 		if (fault?.kind === 'reset') {
 			if (!req.socket.destroyed) req.socket.resetAndDestroy(); // TCP RST: ECONNRESET at the client
@@ -422,7 +440,10 @@ export async function createTestServer<M extends BaseMode>(
 		requests,
 		faults,
 		fail: (...f: Fault[]) => void faults.push(...f),
-		setMode: (m: Partial<M>) => void Object.assign(mode, m),
+		setMode: (m: Partial<M>) => {
+			Object.assign(mode, m);
+			if (m.delaySpread) seed = Math.max(1, Math.floor(m.delaySpread.seed) % 2147483647);
+		},
 		get mode() {
 			return mode;
 		},

@@ -133,21 +133,24 @@ describe('Gate', () => {
 	});
 
 	/**
-	 * Full rounds against a fake clock: every slot of the allowance busy and one request waiting. Answered together
-	 * `ms` after they went (a distant service), or `serial`: one after another, `ms` in all (each costs the same work).
+	 * Full rounds against a fake clock: every slot of the allowance busy and one request waiting. Answered `together`
+	 * `ms` after they went (a distant service), `serial`: one after another, `ms` in all (each costs the same work), or
+	 * `varied`: all but the last after an eighth of `ms`, the last after `ms` (a distant service whose latency varies).
 	 */
 	function rounds(max: number, first = 50) {
 		const clock = { now: 0 };
 		let held = 0;
 		let gate: Gate;
-		const round = async (ms: number, serial = false) => {
+		const round = async (ms: number, answers: 'together' | 'serial' | 'varied' = 'together') => {
 			gate ??= await answered(new Gate(max, undefined, new Budget(() => clock.now)), first, clock);
 			const limit = gate.state.limit;
 			const need = limit - held;
 			const c = contenders(gate, need + 1);
 			await Promise.all(c.all.slice(0, need));
+			const start = clock.now;
 			for (let i = 0; i < limit; i++) {
-				clock.now += serial ? ms / limit : i ? 0 : ms;
+				if (answers === 'serial') clock.now = start + (ms * (i + 1)) / limit;
+				else clock.now = start + (answers === 'varied' && i < limit - 1 ? ms / 8 : ms);
 				gate.release('ok');
 			}
 			await c.all[need]; // the waiting one goes in the next round
@@ -208,10 +211,18 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(16 * Gate.START);
 	});
 
-	test('on a service next door (each answer costs the same work, however many are in flight) it stays at the start', async () => {
+	test('on a service next door (each answer costs the same work, however many are in flight) it stops at 16', async () => {
 		const { gate, round } = rounds(128, 0.8);
-		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), true);
-		expect(gate().state.limit).toBe(Gate.START);
+		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), 'serial');
+		expect(gate().state.limit).toBe(4 * Gate.START);
+	});
+
+	test('a distant service whose latency varies (most answers quick, one slow) is not held at the start', async () => {
+		const { gate, round } = rounds(128);
+		await round(120, 'varied');
+		expect(gate().state.limit).toBe(4 * Gate.START);
+		await round(120, 'varied');
+		expect(gate().state.limit).toBe(16 * Gate.START);
 	});
 
 	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {

@@ -72,10 +72,10 @@ class Plan {
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
- *   allowance's worth of answers) while every answer is healthy and the step brings answers faster (`grow`), then by
- *   about one per round trip. Every request in flight when a service first refuses is refused too, so the allowance
- *   stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace is known) sets it
- *   under the level at which the refused request was sent, and it stays there a while.
+ *   allowance's worth of answers) while every answer is healthy and, past 16, the step brings answers faster
+ *   (`grow`), then by about one per round trip. Every request in flight when a service first refuses is refused too,
+ *   so the allowance stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace
+ *   is known) sets it under the level at which the refused request was sent, and it stays there a while.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
@@ -210,7 +210,7 @@ export class Budget {
 			this.round.started = clock;
 		} else if (this.limit < this.threshold) {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
-			if (this.round.answers++ === 0) this.round.firstAt = clock;
+			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
 			if (this.round.answers >= this.allowance) {
 				if (this.round.healthy && this.round.full) this.grow();
@@ -236,19 +236,17 @@ export class Budget {
 
 	/**
 	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
-	 * hardly faster than the round before is taken back (tried again later: a slow round may have been the machine's,
-	 * or the service may have moved further away); otherwise the allowance grows fourfold. The first step is measured
-	 * against the round's own first answer, the time one request takes when sent with the others: answers that come
-	 * back one after another (work that does not overlap: a service next door, a busy CPU) do not pay for more.
+	 * hardly faster than the round before is taken back, though not below `START` × `GROWTH` (tried again later: a
+	 * slow round may have been the machine's, or the service may have moved further away); otherwise the allowance
+	 * grows fourfold. Four answers cannot tell answers that come back one after another from a distant service whose
+	 * latency varies, and holding such a service at four in flight costs far more than a larger first wave.
 	 */
 	private grow(): void {
-		const { answers, started, firstAt } = this.round;
-		const speed = answers / Math.max(this.now() - started, 0.01);
-		const last = this.lastStep ?? { limit: 1, speed: 1 / Math.max(firstAt - started, 0.01) };
-		const step = this.limit / last.limit;
-		if (step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
-			// the first step, from one request to the start, is not taken back
-			if (this.lastStep) this.limit = last.limit;
+		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
+		const last = this.lastStep;
+		const step = last ? this.limit / last.limit : 1;
+		if (last && step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
+			this.limit = Math.min(this.limit, Math.max(last.limit, Budget.START * Budget.GROWTH));
 			this.threshold = this.limit;
 			this.ceiling = { level: this.limit, until: this.now() + REPROBE_MS };
 			return;
@@ -258,9 +256,9 @@ export class Budget {
 	}
 }
 
-/** A slow-start round: its answers so far, when it started and got its first answer, whether requests waited. */
+/** A slow-start round: its answers so far, when it started, whether requests waited. */
 function newRound(started: number, full: boolean) {
-	return { answers: 0, healthy: true, started, full, firstAt: 0 };
+	return { answers: 0, healthy: true, started, full };
 }
 
 /** One node run's side of a budget: its own Concurrency cap, requests in flight and waiting, and Stop. */
