@@ -385,7 +385,7 @@ async function latency() {
 	}
 	await server.close();
 	for (const [what, ratios, target] of [
-		['cold', cold, 2],
+		['cold', cold, 2.5],
 		['warm', warm, 1.25],
 	] as const) {
 		report(

@@ -79,7 +79,7 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(1); // never above max
 	});
 
-	test(`starts at ${Gate.START} and grows fourfold per healthy round (slow start), never past max`, async () => {
+	test(`starts at ${Gate.START} and doubles per healthy round (slow start), never past max`, async () => {
 		const gate = await answered(new Gate(128));
 		expect(gate.state.limit).toBe(Gate.START);
 		const first = contenders(gate, Gate.START + 8);
@@ -91,7 +91,7 @@ describe('Gate', () => {
 		await sleep(10);
 		expect(first.granted).toBe(2 * Gate.START - 1);
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
+		expect(gate.state.limit).toBe(2 * Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START + 8);
 
@@ -113,7 +113,7 @@ describe('Gate', () => {
 		await Promise.all(c.all.slice(0, Gate.START));
 		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
 		gate.release('ok');
-		expect(gate.state.limit).toBe(Budget.GROWTH * Gate.START);
+		expect(gate.state.limit).toBe(2 * Gate.START);
 		// a 503 in the next round: one under the level at which the refused request was sent
 		const d = contenders(gate, 4);
 		const turns = await Promise.all(d.all);
@@ -164,65 +164,72 @@ describe('Gate', () => {
 		return { gate: () => gate, round, clock, end };
 	}
 
-	test('a growth step that brings no faster answers is taken back, and tried again a minute later', async () => {
+	const K = Budget.KEPT;
+	/** Slow start on a distant service: doubling from the start to `KEPT`, then fourfold */
+	const steps = [2 * Gate.START, K, Budget.GROWTH * K];
+
+	test('past 16, a growth step that brings no faster answers is taken back, and tried again a minute later', async () => {
 		const { gate, round, clock } = rounds(256);
-		// a distant service: four times as many in flight, about four times the answers per second: grows
-		await round(50);
-		expect(gate().state.limit).toBe(4 * Gate.START);
-		await round(55);
-		expect(gate().state.limit).toBe(16 * Gate.START);
+		// a distant service: twice as many in flight, about twice the answers per second: grows
+		for (const limit of steps) {
+			await round(50);
+			expect(gate().state.limit).toBe(limit);
+		}
 		// the next step brings answers only 1.2 times faster: back to the step before, and no more growth
-		await round((4 * 55) / 1.2);
-		expect(gate().state.limit).toBe(4 * Gate.START);
+		await round((Budget.GROWTH * 50) / 1.2);
+		expect(gate().state.limit).toBe(K);
 		for (let r = 0; r < 5; r++) await round(1);
-		expect(gate().state.limit).toBe(4 * Gate.START);
+		expect(gate().state.limit).toBe(K);
 		clock.now += 60_000;
 		await round(50);
-		expect(gate().state.limit).toBe(16 * Gate.START);
+		expect(gate().state.limit).toBe(Budget.GROWTH * K);
 	});
 
 	test('a step taken back is tried again when the next run starts (the slow round may have been a busy machine)', async () => {
 		const { gate, round, clock, end } = rounds(256);
-		await round(50);
-		await round(55);
-		await round((4 * 55) / 1.2);
-		expect(gate().state.limit).toBe(4 * Gate.START);
+		for (let r = 0; r < steps.length; r++) await round(50);
+		await round((Budget.GROWTH * 50) / 1.2);
+		expect(gate().state.limit).toBe(K);
 		end();
 		clock.now += 1000;
 		await round(50);
-		expect(gate().state.limit).toBe(16 * Gate.START);
+		expect(gate().state.limit).toBe(Budget.GROWTH * K);
 	});
 
 	test('time the budget sat idle between runs is not read as slow answers: the next run still grows', async () => {
 		const clock = { now: 0 };
 		const gate = await answered(new Gate(256, undefined, new Budget(() => clock.now)), 50, clock);
+		let held = 0;
 		const full = async (n: number) => {
-			const c = contenders(gate, n + 1); // one waits: the round is full
-			await Promise.all(c.all.slice(0, n));
+			const c = contenders(gate, n - held + 1); // one waits: the round is full
+			await Promise.all(c.all.slice(0, n - held));
 			clock.now += 50;
 			for (let i = 0; i < n; i++) gate.release('ok');
-			await c.all[n];
+			await c.all[n - held];
+			held = 1;
 		};
 		await full(Gate.START);
-		expect(gate.state.limit).toBe(4 * Gate.START);
+		await full(2 * Gate.START);
+		expect(gate.state.limit).toBe(K);
 		gate.release('ok'); // the run's last answer; a minute later the next run
+		held = 0;
 		clock.now += 60_000;
-		await full(4 * Gate.START);
-		expect(gate.state.limit).toBe(16 * Gate.START);
+		await full(K);
+		expect(gate.state.limit).toBe(Budget.GROWTH * K);
 	});
 
 	test('on a service next door (each answer costs the same work, however many are in flight) it stops at 16', async () => {
 		const { gate, round } = rounds(128, 0.8);
 		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), 'serial');
-		expect(gate().state.limit).toBe(4 * Gate.START);
+		expect(gate().state.limit).toBe(K);
 	});
 
 	test('a distant service whose latency varies (most answers quick, one slow) is not held at the start', async () => {
 		const { gate, round } = rounds(128);
-		await round(120, 'varied');
-		expect(gate().state.limit).toBe(4 * Gate.START);
-		await round(120, 'varied');
-		expect(gate().state.limit).toBe(16 * Gate.START);
+		for (const limit of steps) {
+			await round(120, 'varied');
+			expect(gate().state.limit).toBe(limit);
+		}
 	});
 
 	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {

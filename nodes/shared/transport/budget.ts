@@ -71,17 +71,18 @@ class Plan {
  * - **Quota headers first**: while the service says how many requests are left and when its window resets, requests
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
- * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight; grows fourfold per round (one
- *   allowance's worth of answers) while every answer is healthy and, past 16, the step brings answers faster
- *   (`grow`), then by about one per round trip. Every request in flight when a service first refuses is refused too,
- *   so the allowance stays small where more would not pay. A push-back (503, 504, a timeout, a 429 before the pace
- *   is known) sets it under the level at which the refused request was sent, and it stays there a while.
+ * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight, growing per round (one
+ *   allowance's worth of answers) while every answer is healthy (`grow`), then by about one per round trip. A
+ *   push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level of the refused request.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
 	static readonly START = 4;
+	/** Up to this many the allowance doubles per round, as TCP's does: a first wave overshoots by at most that */
+	static readonly KEPT = 16;
+	/** Past `KEPT` a step is judged (`grow`), and fourfold, so that what it brings stands out from latency's noise */
 	static readonly GROWTH = 4;
-	/** The part of a growth step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
+	/** The part of a step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
 	static readonly PAYOFF = 0.25;
 
 	limit = Budget.START;
@@ -235,24 +236,25 @@ export class Budget {
 	}
 
 	/**
-	 * The end of a healthy slow-start round in which requests waited for a slot: a growth step that brought answers
-	 * hardly faster than the round before is taken back, though not below `START` × `GROWTH` (tried again later: a
-	 * slow round may have been the machine's, or the service may have moved further away); otherwise the allowance
-	 * grows fourfold. Four answers cannot tell answers that come back one after another from a distant service whose
-	 * latency varies, and holding such a service at four in flight costs far more than a larger first wave.
+	 * The end of a healthy slow-start round in which requests waited for a slot: the allowance grows; from `KEPT` on
+	 * only if the step brought answers faster than the round before it (up to `KEPT`: the round at `START`), else it
+	 * is taken back, not below `KEPT`, and tried again later. Four answers cannot tell a service next door from a
+	 * distant one whose latency varies, and holding that one back costs far more than a larger first wave.
 	 */
 	private grow(): void {
 		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
-		const last = this.lastStep;
-		const step = last ? this.limit / last.limit : 1;
-		if (last && step > 1 && speed < last.speed * (1 + Budget.PAYOFF * (step - 1))) {
-			this.limit = Math.min(this.limit, Math.max(last.limit, Budget.START * Budget.GROWTH));
+		const last = this.lastStep ?? { limit: this.limit, speed };
+		const step = this.limit / last.limit;
+		const paid = step <= 1 || speed >= last.speed * (1 + Budget.PAYOFF * (step - 1));
+		if (this.limit >= Budget.KEPT && !paid) {
+			this.limit = Math.max(last.limit, Budget.KEPT);
 			this.threshold = this.limit;
 			this.ceiling = { level: this.limit, until: this.now() + REPROBE_MS };
 			return;
 		}
-		this.lastStep = { limit: this.limit, speed };
-		this.limit = Math.min(this.ceiling.level, this.limit * Budget.GROWTH);
+		if (this.limit >= Budget.KEPT || step <= 1) this.lastStep = { limit: this.limit, speed };
+		const factor = this.limit < Budget.KEPT ? 2 : Budget.GROWTH;
+		this.limit = Math.min(this.ceiling.level, this.limit * factor);
 	}
 }
 
