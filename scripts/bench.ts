@@ -5,7 +5,7 @@
  * the load of the machine when it was measured. Exits 1 when a target is missed.
  *
  *   BENCH_ONLY=crowd,headers,quotable,shapes,warm,latency,loopback   a subset (default: all)
- *   BENCH_RUNS=5                                             runs of each limiter shape without headers
+ *   BENCH_RUNS=5                                                     runs of each limiter shape without headers
  */
 import os from 'node:os';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';

@@ -170,7 +170,7 @@ describe('Gate', () => {
 
 	test('past 16, a growth step that brings no faster answers is taken back, and tried again a minute later', async () => {
 		const { gate, round, clock } = rounds(256);
-		// a distant service: twice as many in flight, about twice the answers per second: grows
+		// a distant service: n times as many in flight, n times the answers per second: grows
 		for (const limit of steps) {
 			await round(50);
 			expect(gate().state.limit).toBe(limit);

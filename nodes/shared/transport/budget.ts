@@ -78,7 +78,7 @@ class Plan {
  */
 export class Budget {
 	static readonly START = 4;
-	/** Up to this many the allowance doubles per round, as TCP's does: a first wave overshoots by at most that */
+	/** Up to this many the allowance doubles per round, as in TCP: a first wave refused is at most about what was taken */
 	static readonly KEPT = 16;
 	/** Past `KEPT` a step is judged (`grow`), and fourfold, so that what it brings stands out from latency's noise */
 	static readonly GROWTH = 4;
