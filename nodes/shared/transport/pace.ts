@@ -19,21 +19,18 @@ const PROBE_AT = 0.25;
  * once, then nothing until they leave it), then, if it refills between bunches, as a token bucket (`burst` at once
  * after a quiet spell, `rate` per second after that). There is no pace before the first 429.
  *
- * - **Burst**: the requests accepted in the second before the first refused one was sent. At a fast rate that count
- *   includes the refill of that second: a 429 before a burst's worth was sent after a later pause sets the burst to
- *   what the service accepted of those first requests.
- * - **Window**: the first bunch and the pause after it: `burst` per that long. A bunch refused while a window sets
- *   both anew from what the service took of it: a window that holds fewer, or a slow bucket that refilled only that
- *   many during the pause. Once, a quarter window after a bunch, one more request probes: a window refuses it (its
- *   wait ends about when the window would), a bucket takes it.
- * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second until the
- *   next 429.
- * - **Fit**: a 429 while pacing shows the bucket empty again. Between the two empty moments the service accepted
- *   known requests at known times: the lowest refill rate under which a bucket of `burst` tokens could have accepted
- *   all of them, and the highest under which the refused one found it empty, bound the service's rate. The pace is
- *   97% of the middle; the best estimate is kept; bounds that disagree go back to discovering.
- * - The pace itself is a token bucket on our side (GCRA), a fifth smaller than the service's: after a pause it sends
- *   most of a burst at once, like the service's own bucket, which refilled meanwhile.
+ * - **Burst**: the requests accepted in the second before the first refused one; a 429 among the first burst's worth
+ *   sent after a later pause sets it to what the service took of them (at a fast rate, the refill had counted too).
+ * - **Window**: the first bunch and the pause after it: `burst` per that long. A bunch refused while a window sets both
+ *   anew from what the service took of it (fewer, or a slow bucket's refill), but a full window's last, refused past
+ *   the bunch after a pause, grows it 3% (it reached the service sooner than it left here). Once, a quarter window
+ *   after a bunch, one more request probes: a window refuses it, a bucket takes it.
+ * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second to a 429.
+ * - **Fit**: a 429 while pacing shows the bucket empty again. Between two empty moments, the lowest refill rate under
+ *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
+ *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept, and bounds that
+ *   disagree go back to discovering.
+ * - Our side is a token bucket (GCRA) a fifth smaller than the service's: after a pause, most of a burst goes at once.
  */
 export class Pace {
 	burst?: number;
@@ -79,8 +76,7 @@ export class Pace {
 		if (this.toFit?.window) this.takeWindow(this.toFit.from, this.toFit.to, this.resumedAt!);
 		if (this.window !== undefined) {
 			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
-			// a request between two bunches went through: a bucket, which refilled at least one request in between;
-			// its rate is found from here as after any first 429
+			// a request between two bunches went through: a bucket, paced from here as after any first 429
 			const bunchEnd = this.taken[this.taken.length - 2] ?? this.probe.sent;
 			this.rate = Math.max(this.rate!, 1000 / Math.max(1, this.probe.sent - bunchEnd));
 			this.window = undefined;
@@ -138,6 +134,10 @@ export class Pace {
 		this.resumedAt = resume;
 		if (this.burst === undefined || this.window !== undefined) {
 			if (this.window && ticket.sent < resumed!) return; // a late answer from before the last pause
+			const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
+			const near = before.filter((t) => t.sent > ticket.sent - this.window!).length;
+			if (this.window && before.length >= this.burst! && near >= Math.max(1, this.burst! - 1))
+				return void (this.window *= 1.03);
 			// the first 429, or a bunch refused while a window: counted once the pause ends and its answers are in
 			const from = this.window ? Math.max(resumed!, ticket.sent - this.window) : ticket.sent - 1000;
 			this.toFit = { from: from - 1, to: ticket.sent, window: true };
