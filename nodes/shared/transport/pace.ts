@@ -132,9 +132,9 @@ export class Pace {
 		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
 		this.emptyAt = ticket.sent;
 		this.resumedAt = resume;
+		const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
 		if (this.burst === undefined || this.window !== undefined) {
 			if (this.window && ticket.sent < resumed!) return; // a late answer from before the last pause
-			const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
 			const near = before.filter((t) => t.sent > ticket.sent - this.window!).length;
 			if (this.window && before.length >= this.burst! && near >= Math.max(1, this.burst! - 1))
 				return void (this.window *= 1.03);
@@ -145,8 +145,7 @@ export class Pace {
 		}
 		if (previous !== undefined) {
 			// refused before the burst was spent after a pause: the service's bucket is smaller than we thought
-			const since = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent).length;
-			const bunch = ticket.sent >= resumed! && since < this.burst;
+			const bunch = ticket.sent >= resumed! && before.length < this.burst;
 			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
 		}
 		// our bucket is empty where the service's was, and refills at our pace during the pause
