@@ -71,8 +71,8 @@ class Plan {
  * - **Quota headers first**: while the service says how many requests are left and when its window resets, requests
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
- * - **Adaptive concurrency** (as TCP does it): one request, then `START` in flight, growing per round (one
- *   allowance's worth of answers) while every answer is healthy (`grow`), then by about one per round trip. A
+ * - **Adaptive concurrency** (as TCP does it): `START` in flight, growing per round (one allowance's worth of
+ *   answers) while every answer is healthy (`grow`), then by about one per round trip. A
  *   push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level of the refused request.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
@@ -91,7 +91,6 @@ export class Budget {
 	readonly pace = new Pace();
 	readonly plan = new Plan();
 	usedAt = 0;
-	private answered = false;
 	private sent = 0;
 	private threshold = Infinity;
 	private ceiling = { level: Infinity, until: 0 };
@@ -112,13 +111,9 @@ export class Budget {
 		return Math.max(1, Math.floor(this.limit));
 	}
 
-	/**
-	 * Room for one more request of `run`. A new budget sends one until the service first answers (its headers may
-	 * say how many it takes), unless the run asked for no more than the start at once.
-	 */
+	/** Room for one more request of `run`. */
 	private room(run: Run): boolean {
-		const cap = this.answered || run.max <= Budget.START ? this.allowance : 1;
-		return run.inFlight < run.max && this.inFlight < cap;
+		return run.inFlight < run.max && this.inFlight < this.allowance;
 	}
 
 	/**
@@ -206,10 +201,7 @@ export class Budget {
 			if (this.threshold >= this.ceiling.level) this.threshold = Infinity;
 			this.ceiling.level = Infinity;
 		}
-		if (!this.answered) {
-			this.answered = true;
-			this.round.started = clock;
-		} else if (this.limit < this.threshold) {
+		if (this.limit < this.threshold) {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
 			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
