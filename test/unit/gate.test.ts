@@ -9,12 +9,15 @@ const ticket = (turn: Turn) => {
 	return turn.ticket;
 };
 
-/** The gate once the service has answered one request, `ms` after it was sent: on `clock` (the budget's), or waited for. */
+/**
+ * The gate once the service has answered a new budget's first wave (not counted toward a round), `ms` after it was
+ * sent: on `clock` (the budget's), or waited for.
+ */
 async function answered(gate: Gate, ms = 20, clock?: { now: number }): Promise<Gate> {
-	const turn = await gate.acquire(1000);
+	const turns = await Promise.all(Array.from({ length: Gate.START }, () => gate.acquire(1000)));
 	if (clock) clock.now += ms;
 	else await sleep(ms);
-	gate.release('neutral', undefined, false, ticket(turn));
+	for (const turn of turns) gate.release('neutral', undefined, false, ticket(turn));
 	return gate;
 }
 
@@ -216,6 +219,31 @@ describe('Gate', () => {
 		const { gate, round } = rounds(128, 0.8);
 		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), 'serial');
 		expect(gate().state.limit).toBe(K);
+	});
+
+	test('a slow first wave (the node run starting up) is not timed: next door still stops at 16', async () => {
+		const clock = { now: 0 };
+		const gate = new Gate(128, undefined, new Budget(() => clock.now));
+		let held = 0;
+		/** A full round, its answers one after another, `ms` in all */
+		const full = async (ms: number) => {
+			const n = gate.state.limit;
+			const c = contenders(gate, n - held + 1);
+			await Promise.all(c.all.slice(0, n - held));
+			for (let i = 0; i < n; i++) {
+				clock.now += ms / n;
+				gate.release('ok');
+			}
+			await c.all[n - held];
+			held = 1;
+		};
+		await full(40);
+		const limits = [];
+		for (let r = 0; r < 10; r++) {
+			await full(0.8 * gate.state.limit);
+			limits.push(gate.state.limit);
+		}
+		expect(Math.max(...limits)).toBe(K);
 	});
 
 	test('a distant service whose latency varies (most answers quick, one slow) is not held at the start', async () => {

@@ -91,6 +91,11 @@ export class Budget {
 	readonly pace = new Pace();
 	readonly plan = new Plan();
 	usedAt = 0;
+	/**
+	 * Answers to the first wave still to come: not counted, and the first round is timed from the last of them (a
+	 * cold start's own work is not the service's speed)
+	 */
+	private untimed = Budget.START;
 	private sent = 0;
 	private threshold = Infinity;
 	private ceiling = { level: Infinity, until: 0 };
@@ -201,7 +206,9 @@ export class Budget {
 			if (this.threshold >= this.ceiling.level) this.threshold = Infinity;
 			this.ceiling.level = Infinity;
 		}
-		if (this.limit < this.threshold) {
+		if (this.untimed > 0) {
+			if (--this.untimed === 0) this.round.started = clock;
+		} else if (this.limit < this.threshold) {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
 			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
