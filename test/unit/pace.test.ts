@@ -15,6 +15,8 @@ function simulate(
 	untilMs: number,
 	/** Before the first 429, one request every this many ms (a client's first waves spread out) instead of all at once */
 	firstWaveSpacingMs = 0,
+	/** The first request sent from then on is refused (it reached the service sooner than it left the client) */
+	refuseAt = Infinity,
 ) {
 	let now = 0;
 	const limiter = new Limiter(limit, () => now);
@@ -32,7 +34,9 @@ function simulate(
 		pace.take(now);
 		const ticket = pace.record(now);
 		const unpaced = !pace.active;
-		const verdict = limiter.admit();
+		const early = now >= refuseAt;
+		if (early) refuseAt = Infinity;
+		const verdict = early ? { status: 429, headers: { 'retry-after': '1' } } : limiter.admit();
 		ticket.outcome = verdict.status ? 'refused' : 'ok';
 		if (!verdict.status) accepted.push(now);
 		else {
@@ -113,6 +117,12 @@ describe('windows', () => {
 			expect(late).toBeGreaterThanOrEqual(0.95 * perSecond);
 		},
 	);
+
+	test('a request refused long after the last pause (it reached the service early) costs a pause, not half the rate', () => {
+		const run = simulate({ sliding: 20, windowMs: 1000 }, 30_000, 0, 10_500);
+		expect(run.within(run.refused, 10_000)).toBe(1);
+		expect(run.within(run.accepted, 15_000) / 15).toBeGreaterThanOrEqual(0.95 * 20);
+	});
 
 	test('a bucket that refills between bunches is told from a window by the probe, and paced at its rate', () => {
 		const run = simulate({ perSecond: 20, burst: 10 }, 30_000);

@@ -21,10 +21,10 @@ const PROBE_AT = 0.25;
  *
  * - **Burst**: the requests accepted in the second before the first refused one; a 429 among the first burst's worth
  *   sent after a later pause sets it to what the service took of them (at a fast rate, the refill had counted too).
- * - **Window**: the first bunch and the pause after it: `burst` per that long. A bunch refused while a window sets both
- *   anew from what the service took of it (fewer, or a slow bucket's refill), but a full window's last, refused past
- *   the bunch after a pause, grows it 3% (it reached the service sooner than it left here). Once, a quarter window
- *   after a bunch, one more request probes: a window refuses it, a bucket takes it.
+ * - **Window**: the first bunch and the pause after it: `burst` per that long. The bunch after a pause, refused, sets
+ *   both anew from what the service took of it (fewer, or a slow bucket's refill); a request refused later only grows
+ *   the window 3% (it reached the service sooner than it left here). Once, a quarter window after a bunch, one more
+ *   request probes: a window refuses it, a bucket takes it.
  * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second to a 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again. Between two empty moments, the lowest refill rate under
  *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
@@ -132,19 +132,18 @@ export class Pace {
 		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
 		this.emptyAt = ticket.sent;
 		this.resumedAt = resume;
-		const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
 		if (this.burst === undefined || this.window !== undefined) {
 			if (this.window && ticket.sent < resumed!) return; // a late answer from before the last pause
-			const near = before.filter((t) => t.sent > ticket.sent - this.window!).length;
-			if (this.window && before.length >= this.burst! && near >= Math.max(1, this.burst! - 1))
-				return void (this.window *= 1.03);
-			// the first 429, or a bunch refused while a window: counted once the pause ends and its answers are in
-			const from = this.window ? Math.max(resumed!, ticket.sent - this.window) : ticket.sent - 1000;
+			// past the bunch after a pause: it reached the service sooner than the window's first left it there
+			if (this.window && ticket.sent - resumed! >= this.window) return void (this.window *= 1.03);
+			// the first 429, or the bunch after a pause refused: counted once the pause ends and its answers are in
+			const from = this.window ? resumed! : ticket.sent - 1000;
 			this.toFit = { from: from - 1, to: ticket.sent, window: true };
 			return;
 		}
 		if (previous !== undefined) {
 			// refused before the burst was spent after a pause: the service's bucket is smaller than we thought
+			const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
 			const bunch = ticket.sent >= resumed! && before.length < this.burst;
 			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
 		}
