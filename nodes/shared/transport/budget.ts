@@ -72,8 +72,8 @@ class Plan {
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): `START` in flight, growing per round (one allowance's worth of
- *   answers) while every answer is healthy (`grow`), then by about one per round trip. A
- *   push-back (503, 504, a timeout, a 429 before the pace is known) sets it under the level of the refused request.
+ *   answers) while every answer is healthy (`grow`), then by about one per round trip. A push-back (503, 504, a
+ *   timeout, a 429 before the pace is known) sets it under the level of the refused request.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
