@@ -54,10 +54,13 @@ describe('Gate', () => {
 		expect(gate.state.inFlight).toBe(3);
 	});
 
-	test(`a new budget sends ${Gate.START} at once, and no more until a round is answered`, async () => {
+	test(`a new budget sends ${Gate.START} at once, and no more until a round is answered, nor more than the run's cap`, async () => {
 		const wide = contenders(new Gate(128), Gate.START + 3);
 		await sleep(10);
 		expect(wide.granted).toBe(Gate.START);
+		const narrow = contenders(new Gate(Gate.START - 1), Gate.START + 3);
+		await sleep(10);
+		expect(narrow.granted).toBe(Gate.START - 1);
 	});
 
 	test('max 1: one at a time, in the order asked', async () => {

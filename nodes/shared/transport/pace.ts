@@ -143,8 +143,8 @@ export class Pace {
 		}
 		if (previous !== undefined) {
 			// refused before the burst was spent after a pause: the service's bucket is smaller than we thought
-			const before = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent);
-			const bunch = ticket.sent >= resumed! && before.length < this.burst;
+			const since = this.log.filter((t) => t.sent >= resumed! && t.sent < ticket.sent).length;
+			const bunch = ticket.sent >= resumed! && since < this.burst;
 			this.toFit = { from: previous, to: ticket.sent, bunchSince: bunch ? resumed : undefined };
 		}
 		// our bucket is empty where the service's was, and refills at our pace during the pause
