@@ -1,9 +1,6 @@
 /** The learned request pace (nodes/shared/transport/pace), from source, against limiters in virtual time. */
-import {
-	highestRateThatRefuses,
-	lowestRateThatAccepts,
-	Pace,
-} from '../../nodes/shared/transport/pace';
+import { highestRateThatRefuses, lowestRateThatAccepts } from '../../nodes/shared/transport/bucket';
+import { Pace, type Ticket } from '../../nodes/shared/transport/pace';
 import { Limiter, type RateLimit } from '../servers/ratelimit';
 
 /**
@@ -13,10 +10,21 @@ import { Limiter, type RateLimit } from '../servers/ratelimit';
 function simulate(
 	limit: RateLimit,
 	untilMs: number,
-	/** Before the first 429, one request every this many ms (a client's first waves spread out) instead of all at once */
-	firstWaveSpacingMs = 0,
-	/** The first request sent from then on is refused (it reached the service sooner than it left the client) */
-	refuseAt = Infinity,
+	{
+		firstWaveSpacingMs = 0,
+		refuseAt = Infinity,
+		sendMs = 0,
+		answerMs = 0,
+	}: {
+		/** Before the first 429, one request every this many ms (a client's first waves spread out), not all at once */
+		firstWaveSpacingMs?: number;
+		/** The first request sent from then on is refused (it reached the service sooner than it left the client) */
+		refuseAt?: number;
+		/** Each request takes this long to send (a bunch goes out over a while, the service's bucket refilling) */
+		sendMs?: number;
+		/** A 429 reaches the client this long after it was sent; more requests go meanwhile */
+		answerMs?: number;
+	} = {},
 ) {
 	let now = 0;
 	const limiter = new Limiter(limit, () => now);
@@ -24,6 +32,7 @@ function simulate(
 	let pausedUntil = 0;
 	const accepted: number[] = [];
 	const refused: number[] = [];
+	let answer: { ticket: Ticket; at: number; pauseMs: number } | undefined;
 	while (now < untilMs) {
 		now = Math.max(now, pausedUntil);
 		const delay = pace.delay(now);
@@ -41,10 +50,20 @@ function simulate(
 		if (!verdict.status) accepted.push(now);
 		else {
 			refused.push(now);
-			pausedUntil = now + 1000 * Number(verdict.headers['retry-after']);
-			pace.refused(ticket, now, pausedUntil);
+			if (!answer)
+				answer = {
+					ticket,
+					at: now + answerMs,
+					pauseMs: 1000 * Number(verdict.headers['retry-after']),
+				};
+		}
+		if (answer && now >= answer.at) {
+			pausedUntil = now + answer.pauseMs;
+			pace.refused(answer.ticket, now, pausedUntil);
+			answer = undefined;
 		}
 		if (unpaced && pace.active === false) now += firstWaveSpacingMs;
+		now += sendMs;
 	}
 	const within = (list: number[], from: number, to = untilMs) =>
 		list.filter((t) => t >= from && t < to).length;
@@ -84,11 +103,31 @@ describe('Pace', () => {
 	test('a first burst counted too high (the bucket refilled while the first requests went out) is corrected by the first refused bunch, not read as a slow rate', () => {
 		// 100/s, burst 20; the first requests go one per 3 ms: the service accepts 28 before its bucket is empty, so
 		// the first count says 28, and the bunch after the pause (22 at once) meets a bucket of 20
-		const run = simulate({ perSecond: 100, burst: 20 }, 30_000, 3);
+		const run = simulate({ perSecond: 100, burst: 20 }, 30_000, { firstWaveSpacingMs: 3 });
 		expect(run.pace.burst).toBe(20);
 		expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(85);
 		expect(run.within(run.refused, 10_000)).toBeLessThanOrEqual(2);
 	});
+
+	test.each([1, 3])(
+		'a bunch sent at one request per %d ms counted the refill of the bucket: the burst and the rate are fitted without it',
+		(sendMs) => {
+			// 100/s, burst 20: a bunch that empties the bucket counts 22 or more
+			const run = simulate({ perSecond: 100, burst: 20 }, 30_000, { sendMs });
+			expect(run.pace.burst).toBeLessThanOrEqual(20.5);
+			expect(run.pace.rate).toBeGreaterThanOrEqual(0.97 * 95);
+			expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(92);
+		},
+	);
+
+	test.each([10, 40])(
+		'a 429 that comes back %d ms after it went (more requests went meanwhile, a few finding a refilled token): the bucket is taken for empty after the last of them',
+		(answerMs) => {
+			const run = simulate({ perSecond: 100, burst: 20 }, 30_000, { sendMs: 1, answerMs });
+			expect(run.pace.burst).toBeLessThanOrEqual(20.5);
+			expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(92);
+		},
+	);
 
 	test('a lowered limit (40/s → 10/s): the first 429 that shows the lower rate sets the pace under it', () => {
 		const run = simulate(
@@ -119,7 +158,7 @@ describe('windows', () => {
 	);
 
 	test('a request refused long after the last pause (it reached the service early) costs a pause, not half the rate', () => {
-		const run = simulate({ sliding: 20, windowMs: 1000 }, 30_000, 0, 10_500);
+		const run = simulate({ sliding: 20, windowMs: 1000 }, 30_000, { refuseAt: 10_500 });
 		expect(run.within(run.refused, 10_000)).toBe(1);
 		expect(run.within(run.accepted, 15_000) / 15).toBeGreaterThanOrEqual(0.95 * 20);
 	});
@@ -142,6 +181,30 @@ describe('windows', () => {
 			expect(run.within(run.accepted, 5_000) / 55).toBeGreaterThanOrEqual(0.95 * perSecond);
 		},
 	);
+
+	test('after a pause, a whole bunch goes before the probe: sends from before the pause fill the window, but are no bunch', () => {
+		const pace = new Pace();
+		const send = (at: number) => (pace.take(at), pace.record(at));
+		// a bunch of 10, the 11th refused, a pause of 1 s
+		const first = Array.from({ length: 11 }, (_, i) => pace.record(i));
+		first.forEach((t, i) => (t.outcome = i < 10 ? 'ok' : 'refused'));
+		pace.refused(first[10], 12, 1012);
+		// the bunch after the pause: the service takes 8 of 10
+		const second = Array.from(
+			{ length: 10 },
+			(_, i) => (expect(pace.delay(1012 + i)).toBe(0), send(1012 + i)),
+		);
+		second.forEach((t, i) => (t.outcome = i < 8 ? 'ok' : 'refused'));
+		pace.refused(second[8], 1022, 2022);
+		// after the next pause: 8 go as the window allows, all taken; the next is the probe, a quarter window later
+		let now = 2022;
+		for (let i = 0; i < 8; i++) {
+			now += pace.delay(now);
+			send(now).outcome = 'ok';
+		}
+		expect(now).toBeLessThan(2022 + 20);
+		expect(pace.delay(now)).toBeGreaterThan(200);
+	});
 
 	test('a late 429 to a request sent before the last pause leaves the window as it was', () => {
 		const pace = new Pace();

@@ -1,3 +1,5 @@
+import { highestRateThatRefuses, lowestRateThatAccepts } from './bucket';
+
 /** One request as the pace remembers it: when it was let through and how the service answered. */
 export interface Ticket {
 	sent: number;
@@ -20,13 +22,15 @@ const PROBE_AT = 0.25;
  * after a quiet spell, `rate` per second after that). There is no pace before the first 429.
  *
  * - **Burst**: the requests accepted in the second before the first refused one; a 429 among the first burst's worth
- *   sent after a later pause sets it to what the service took of them (at a fast rate, the refill had counted too).
+ *   sent after a later pause sets it to what the service took of them. Once a bucket's rate is fitted, what it
+ *   refilled while that bunch went out is taken off.
  * - **Window**: the first bunch and the pause after it: `burst` per that long. The bunch after a pause, refused, sets
  *   both anew from what the service took of it (fewer, or a slow bucket's refill); a request refused later only grows
- *   the window 3% (it reached the service sooner than it left here). Once, a quarter window after a bunch, one more
- *   request probes: a window refuses it, a bucket takes it.
+ *   the window 3% (it reached the service sooner than it left here). Once, a quarter window after a whole bunch sent
+ *   since the pause, one more request probes: a window refuses it, a bucket takes it.
  * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second to a 429.
- * - **Fit**: a 429 while pacing shows the bucket empty again. Between two empty moments, the lowest refill rate under
+ * - **Fit**: a 429 while pacing shows the bucket empty again, after the last request sent before the pause (those
+ *   sent after the refused one took any token that refilled). Between two empty moments, the lowest refill rate under
  *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
  *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept, and bounds that
  *   disagree go back to discovering.
@@ -36,9 +40,11 @@ export class Pace {
 	burst?: number;
 	rate?: number;
 	private fitted = false;
+	/** The bunch that counted the burst: how many the service took, sent over how long */
+	private counted?: { n: number; ms: number };
 	/** Theoretical arrival time of the GCRA: a request may go once `tat - tolerance <= now` */
 	private tat = 0;
-	/** Send time of the request whose refusal last showed an empty bucket */
+	/** When the bucket was last empty: the last send before the pause a 429 asked for */
 	private emptyAt?: number;
 	private lastChange = 0;
 	private log: Ticket[] = [];
@@ -90,13 +96,15 @@ export class Pace {
 		}
 		this.grow(now);
 		const tolerance = (this.capacity() - 1) * (1000 / this.rate!);
-		return Math.max(0, this.tat - tolerance - now);
+		// under a millisecond is not worth a timer (and a growing rate would chase it ever closer)
+		const delay = this.tat - tolerance - now;
+		return delay < 1 ? 0 : delay;
 	}
 
 	/** One request goes now (after `delay` said 0). */
 	take(now: number): void {
 		if (this.window !== undefined) {
-			const full = this.taken.filter((t) => t > now - this.window!).length >= this.burst!;
+			const full = this.bunch(now).length >= this.burst!;
 			this.probeNext = !this.probe && full;
 			this.taken = [...this.taken.slice(-Math.floor(this.burst!)), now];
 		} else if (this.rate !== undefined) this.tat = Math.max(this.tat, now) + 1000 / this.rate;
@@ -109,14 +117,22 @@ export class Pace {
 		if (recent.length < b) return 0;
 		const free = recent[recent.length - b] + this.window! - now;
 		if (this.probeNext || (this.probe && !this.probe.outcome)) return Infinity; // until the probe's answer tells
-		if (this.probe) return free;
+		// the probe goes after a whole bunch sent since the pause (before it, the pause let a window reset too)
+		if (this.probe || this.bunch(now).length < b) return free;
 		return Math.max(0, Math.min(free, recent[recent.length - 1] + PROBE_AT * this.window! - now));
+	}
+
+	/** The sends in the window since the last pause. */
+	private bunch(now: number): number[] {
+		return this.taken.filter((t) => t > now - this.window! && t >= this.resumedAt!);
 	}
 
 	/** The service took what was sent from `from` to `at`, refused `at`, and asked for a pause to `resume`. */
 	private takeWindow(from: number, at: number, resume: number): void {
 		this.toFit = undefined;
 		const bunch = this.accepted(from, at + 1);
+		if (bunch.length && bunch.length <= (this.burst ?? Infinity))
+			this.counted = { n: bunch.length, ms: at - bunch[0].sent };
 		this.burst = Math.max(1, Math.min(this.burst ?? Infinity, bunch.length));
 		this.window = Math.max(1, resume - (bunch[0]?.sent ?? at));
 		this.rate = (this.burst * 1000) / Math.max(1000, resume - at);
@@ -130,7 +146,8 @@ export class Pace {
 		const previous = this.emptyAt;
 		const resumed = this.resumedAt;
 		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
-		this.emptyAt = ticket.sent;
+		// requests sent after the refused one may have found a refilled token; after the last of them, none was left
+		this.emptyAt = this.log[this.log.length - 1]?.sent ?? ticket.sent;
 		this.resumedAt = resume;
 		if (this.burst === undefined || this.window !== undefined) {
 			if (this.window && ticket.sent < resumed!) return; // a late answer from before the last pause
@@ -159,13 +176,14 @@ export class Pace {
 	 */
 	private fit(from: number, to: number, now: number): void {
 		const accepted = this.accepted(from, to).map((t) => t.sent);
-		let low = lowestRateThatAccepts(accepted, from, this.burst!);
-		// no rate fits: the bucket is larger than the first 429 showed
-		while (low === 0 && accepted.length && this.burst! < accepted.length) {
-			this.burst = Math.min(accepted.length, this.burst! * 2);
-			low = lowestRateThatAccepts(accepted, from, this.burst);
+		let [low, high] = this.bounds(accepted, from, to);
+		// a bucket refilled while the bunch that counted the burst went: it holds that many fewer
+		for (let i = 0; i < 3 && this.counted && low > 0 && low <= 1.05 * high; i++) {
+			const burst = Math.max(1, this.counted.n - (this.counted.ms * Math.min(low, high)) / 1000);
+			if (burst > this.burst! - 0.5) break;
+			this.burst = burst;
+			[low, high] = this.bounds(accepted, from, to);
 		}
-		const high = highestRateThatRefuses(accepted, from, to, this.burst!);
 		// The rate lies between the two bounds: take the middle. When they disagree (jitter between when we send and
 		// when the service counts, or a burst counted too high), start from what the service plainly accepted per
 		// second between the two 429s and go on discovering.
@@ -188,6 +206,18 @@ export class Pace {
 		this.tat = to + (this.capacity() * 1000) / this.rate;
 	}
 
+	/** The rates between which the service's lies, for a bucket of `burst`; `low` is 0 when none fits. */
+	private bounds(accepted: number[], from: number, to: number): number[] {
+		let low = lowestRateThatAccepts(accepted, from, this.burst!);
+		// no rate fits: the bucket is larger than the first 429 showed
+		while (low === 0 && accepted.length && this.burst! < accepted.length) {
+			this.burst = Math.min(accepted.length, this.burst! * 2);
+			this.counted = undefined;
+			low = lowestRateThatAccepts(accepted, from, this.burst);
+		}
+		return [low, highestRateThatRefuses(accepted, from, to, this.burst!)];
+	}
+
 	/**
 	 * After a 429 among the first burst's worth of requests sent after a pause: the service's bucket, refilled during
 	 * the pause, held only what it accepted of them. That is the burst from now on. It says nothing of the rate (a
@@ -197,7 +227,10 @@ export class Pace {
 	private recount(since: number, to: number, now: number): void {
 		const bunch = this.log.filter((t) => t.sent >= since).slice(0, Math.floor(this.burst!));
 		const accepted = bunch.filter((t) => t.outcome === 'ok').length;
-		if (accepted < this.burst!) this.burst = Math.max(1, accepted);
+		if (accepted < this.burst!) {
+			this.burst = Math.max(1, accepted);
+			this.counted = { n: this.burst, ms: to - (bunch[0]?.sent ?? to) };
+		}
 		this.lastChange = now;
 		this.tat = to + (this.capacity() * 1000) / this.rate!;
 	}
@@ -227,71 +260,4 @@ export class Pace {
 			this.lastChange = now - CREEP_AFTER_MS;
 		}
 	}
-}
-
-/**
- * The lowest refill rate (per second) under which a token bucket of `burst` tokens, empty at `start`, accepts a
- * request at each of the times `accepted` (ms, ascending). Binary search on a simulation of the bucket: more refill
- * never refuses more. 0 when there is nothing to learn from, or when no rate fits (the bucket is larger).
- */
-export function lowestRateThatAccepts(accepted: number[], start: number, burst: number): number {
-	if (!accepted.length) return 0;
-	const capacity = Math.max(1, burst);
-	const accepts = (rate: number) => {
-		let tokens = 0;
-		let previous = start;
-		for (const at of accepted) {
-			tokens = Math.min(capacity, tokens + (rate * Math.max(0, at - previous)) / 1000);
-			previous = Math.max(previous, at);
-			// a little slack: the service counts arrivals, we know send times
-			if (tokens < 0.9) return false;
-			tokens -= 1;
-		}
-		return true;
-	};
-	let low = 0;
-	let high = 1;
-	while (!accepts(high)) {
-		if (high >= 1e6) return 0;
-		high *= 2;
-	}
-	for (let step = 0; step < 40; step++) {
-		const middle = (low + high) / 2;
-		if (accepts(middle)) high = middle;
-		else low = middle;
-	}
-	return high;
-}
-
-/**
- * The highest refill rate (per second) under which a token bucket of `burst` tokens, empty at `start`, after the
- * requests at `accepted`, has no token left at `refused`: the service gives at most this. Infinity without a bound.
- */
-export function highestRateThatRefuses(
-	accepted: number[],
-	start: number,
-	refused: number,
-	burst: number,
-): number {
-	const capacity = Math.max(1, burst);
-	const refuses = (rate: number) => {
-		let tokens = 0;
-		let previous = start;
-		for (const at of [...accepted, refused]) {
-			tokens = Math.min(capacity, tokens + (rate * Math.max(0, at - previous)) / 1000);
-			previous = Math.max(previous, at);
-			if (at === refused) break;
-			tokens = Math.max(0, tokens - 1);
-		}
-		return tokens < 1;
-	};
-	if (refuses(1e6)) return Infinity;
-	let low = 0;
-	let high = 1e6;
-	for (let step = 0; step < 60; step++) {
-		const middle = (low + high) / 2;
-		if (refuses(middle)) low = middle;
-		else high = middle;
-	}
-	return low;
 }
