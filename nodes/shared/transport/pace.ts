@@ -177,12 +177,17 @@ export class Pace {
 	private fit(from: number, to: number, now: number): void {
 		const accepted = this.accepted(from, to).map((t) => t.sent);
 		let [low, high] = this.bounds(accepted, from, to);
-		// a bucket refilled while the bunch that counted the burst went: it holds that many fewer
+		// A bucket refilled while the bunch that counted the burst went out, so it holds fewer: between the count less
+		// the refill and one more (the refused request came before the next token). If the bounds disagree then, it
+		// did not.
 		for (let i = 0; i < 3 && this.counted && low > 0 && low <= 1.05 * high; i++) {
-			const burst = Math.max(1, this.counted.n - (this.counted.ms * Math.min(low, high)) / 1000);
+			const { n, ms } = this.counted;
+			const burst = Math.max(1, Math.min(n, n + 0.5 - (ms * Math.min(low, high)) / 1000));
 			if (burst > this.burst! - 0.5) break;
+			const before = [this.burst!, low, high];
 			this.burst = burst;
 			[low, high] = this.bounds(accepted, from, to);
+			if (!(low > 0 && low <= 1.05 * high)) [this.burst, low, high] = before;
 		}
 		// The rate lies between the two bounds: take the middle. When they disagree (jitter between when we send and
 		// when the service counts, or a burst counted too high), start from what the service plainly accepted per
