@@ -32,6 +32,7 @@ function simulate(
 	let pausedUntil = 0;
 	const accepted: number[] = [];
 	const refused: number[] = [];
+	const tickets: Ticket[] = [];
 	let answer: { ticket: Ticket; at: number; pauseMs: number } | undefined;
 	while (now < untilMs) {
 		now = Math.max(now, pausedUntil);
@@ -42,6 +43,7 @@ function simulate(
 		}
 		pace.take(now);
 		const ticket = pace.record(now);
+		tickets.push(ticket);
 		const unpaced = !pace.active;
 		const early = now >= refuseAt;
 		if (early) refuseAt = Infinity;
@@ -67,7 +69,7 @@ function simulate(
 	}
 	const within = (list: number[], from: number, to = untilMs) =>
 		list.filter((t) => t >= from && t < to).length;
-	return { pace, accepted, refused, within };
+	return { pace, accepted, refused, tickets, within };
 }
 
 describe('Pace', () => {
@@ -128,6 +130,19 @@ describe('Pace', () => {
 			expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(92);
 		},
 	);
+
+	test('a late 429 to a request sent before the bucket was last found empty leaves the pace as it was', () => {
+		const run = simulate({ perSecond: 20, burst: 10 }, 30_000, { sendMs: 1, answerMs: 20 });
+		const { pace, tickets } = run;
+		const rate = pace.rate!;
+		// sent just before the last refused one; its 429 comes back after the pause
+		const last = tickets.findLastIndex((t) => t.outcome === 'refused');
+		const late = tickets[last - 1];
+		late.outcome = 'refused';
+		pace.refused(late, 30_000, 31_000);
+		pace.delay(31_000);
+		expect(pace.rate).toBeCloseTo(rate, 5);
+	});
 
 	test('a lowered limit (40/s → 10/s): the first 429 that shows the lower rate sets the pace under it', () => {
 		const run = simulate(

@@ -146,6 +146,8 @@ export class Pace {
 		const previous = this.emptyAt;
 		const resumed = this.resumedAt;
 		if (ticket === this.probe && this.window !== undefined) return; // a window, as taken: no more probes
+		// a late answer to a request sent before the bucket was last found empty tells nothing new
+		if (this.window === undefined && previous !== undefined && ticket.sent <= previous) return;
 		// requests sent after the refused one may have found a refilled token; after the last of them, none was left
 		this.emptyAt = this.log[this.log.length - 1]?.sent ?? ticket.sent;
 		this.resumedAt = resume;
@@ -187,7 +189,9 @@ export class Pace {
 			const before = [this.burst!, low, high];
 			this.burst = burst;
 			[low, high] = this.bounds(accepted, from, to);
-			if (!(low > 0 && low <= 1.05 * high)) [this.burst, low, high] = before;
+			if (low > 0 && low <= 1.05 * high) continue;
+			[this.burst, low, high] = before;
+			break;
 		}
 		// The rate lies between the two bounds: take the middle. When they disagree (jitter between when we send and
 		// when the service counts, or a burst counted too high), start from what the service plainly accepted per
