@@ -16,6 +16,9 @@ const CREEP_AFTER_MS = 10_000;
 /** A window is probed this far into it, after its bunch: a bucket has refilled by then, a window has not */
 const PROBE_AT = 0.25;
 
+/** Two bounds of a rate agree when the lower is found and not over the higher (5% slack for jitter). */
+const agree = (low: number, high: number) => low > 0 && low <= 1.05 * high;
+
 /**
  * The request pace of one gate, learned from the service's 429s: first as a window (fixed or sliding: `burst` at
  * once, then nothing until they leave it), then, if it refills between bunches, as a token bucket (`burst` at once
@@ -182,22 +185,23 @@ export class Pace {
 		// A bucket refilled while the bunch that counted the burst went out, so it holds fewer: between the count less
 		// the refill and one more (the refused request came before the next token). If the bounds disagree then, it
 		// did not.
-		for (let i = 0; i < 3 && this.counted && low > 0 && low <= 1.05 * high; i++) {
+		for (let i = 0; i < 3 && this.counted && agree(low, high); i++) {
 			const { n, ms } = this.counted;
 			const burst = Math.max(1, Math.min(n, n + 0.5 - (ms * Math.min(low, high)) / 1000));
-			if (burst > this.burst! - 0.5) break;
-			const before = [this.burst!, low, high];
+			const kept = this.burst!;
+			if (burst > kept - 0.5) break;
 			this.burst = burst;
-			[low, high] = this.bounds(accepted, from, to);
-			if (low > 0 && low <= 1.05 * high) continue;
-			[this.burst, low, high] = before;
-			break;
+			const [l, h] = this.bounds(accepted, from, to);
+			if (!agree(l, h)) {
+				this.burst = kept;
+				break;
+			}
+			[low, high] = [l, h];
 		}
 		// The rate lies between the two bounds: take the middle. When they disagree (jitter between when we send and
 		// when the service counts, or a burst counted too high), start from what the service plainly accepted per
 		// second between the two 429s and go on discovering.
-		const consistent = low > 0 && low <= 1.05 * high;
-		if (!consistent) {
+		if (!agree(low, high)) {
 			const average = (1000 * accepted.length) / Math.max(1, to - from);
 			this.rate = Math.max(0.1, this.rate! / 2, MARGIN * average);
 			this.fitted = false;
