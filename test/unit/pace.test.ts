@@ -49,6 +49,7 @@ function simulate(
 		if (early) refuseAt = Infinity;
 		const verdict = early ? { status: 429, headers: { 'retry-after': '1' } } : limiter.admit();
 		ticket.outcome = verdict.status ? 'refused' : 'ok';
+		ticket.answered = now;
 		if (!verdict.status) accepted.push(now);
 		else {
 			refused.push(now);
@@ -209,16 +210,43 @@ describe('windows', () => {
 			{ length: 10 },
 			(_, i) => (expect(pace.delay(1012 + i)).toBe(0), send(1012 + i)),
 		);
-		second.forEach((t, i) => (t.outcome = i < 8 ? 'ok' : 'refused'));
+		second.forEach((t, i) =>
+			Object.assign(t, { outcome: i < 8 ? 'ok' : 'refused', answered: 1022 }),
+		);
 		pace.refused(second[8], 1022, 2022);
 		// after the next pause: 8 go as the window allows, all taken; the next is the probe, a quarter window later
 		let now = 2022;
 		for (let i = 0; i < 8; i++) {
 			now += pace.delay(now);
-			send(now).outcome = 'ok';
+			Object.assign(send(now), { outcome: 'ok', answered: now });
 		}
 		expect(now).toBeLessThan(2022 + 20);
 		expect(pace.delay(now)).toBeGreaterThan(200);
+	});
+
+	test('a request stays in the window until its answer came (it may have reached the service as late as that)', () => {
+		const pace = new Pace();
+		let now = 0;
+		const send = (answerMs: number) => {
+			now += pace.delay(now);
+			pace.take(now);
+			return Object.assign(pace.record(now), { outcome: 'ok', answered: now + answerMs });
+		};
+		// a bunch of 10, the 11th refused, a pause of 1 s: a window of 10 per 1,012 ms
+		const first = Array.from({ length: 11 }, (_, i) => pace.record(i));
+		first.forEach((t, i) => Object.assign(t, { outcome: i < 10 ? 'ok' : 'refused', answered: 12 }));
+		pace.refused(first[10], 12, 1012);
+		now = 1012;
+		for (let i = 0; i < 10; i++) send(3);
+		// the probe, a quarter window later: a window refuses it
+		const probe = Object.assign(send(1), { outcome: 'refused' });
+		pace.refused(probe, now + 1, now + 1001);
+		// the next bunch goes out over a while: its answers come 40 ms after the requests left
+		const next = Array.from({ length: 10 }, () => send(40));
+		expect(next[0].sent).toBeGreaterThanOrEqual(2024);
+		// a window after the first of them left, none has surely left the window
+		expect(pace.delay(next[0].sent + 1013)).toBeGreaterThan(30);
+		expect(pace.delay(next[0].sent + 1052)).toBe(0);
 	});
 
 	test('a late 429 to a request sent before the last pause leaves the window as it was', () => {

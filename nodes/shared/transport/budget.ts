@@ -199,6 +199,7 @@ export class Budget {
 		this.usedAt = now;
 		if (ticket) {
 			ticket.outcome = signal === 'ok' ? 'ok' : rateLimited ? 'refused' : 'other';
+			ticket.answered = now;
 			this.plan.observe(quota, ticket.seq);
 		}
 		if (clock > this.ceiling.until && this.ceiling.level < Infinity) {

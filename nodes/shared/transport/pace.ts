@@ -4,6 +4,8 @@ import { highestRateThatRefuses, lowestRateThatAccepts } from './bucket';
 export interface Ticket {
 	sent: number;
 	outcome?: 'ok' | 'refused' | 'other';
+	/** When its answer came: it reached the service between `sent` and this */
+	answered?: number;
 }
 
 const LOG_MAX = 20_000;
@@ -59,16 +61,18 @@ export class Pace {
 	private resumedAt?: number;
 	/** While the service is taken for a window: at most `burst` sends in any this many ms */
 	private window?: number;
-	/** When the last sends went, while a window (at most `burst` + 1) */
-	private taken: number[] = [];
+	/** The last requests sent while a window (at most `burst` + 1) */
+	private taken: Ticket[] = [];
 	/** The request sent between two bunches to tell a window from a bucket */
 	private probe?: Ticket;
-	private probeNext = false;
 
 	/** Remembers a request let through now. */
 	record(now: number): Ticket {
 		const ticket: Ticket = { sent: now };
-		if (this.probeNext) [this.probe, this.probeNext] = [ticket, false];
+		if (this.window !== undefined) {
+			if (!this.probe && this.bunch(now).length >= this.burst!) this.probe = ticket;
+			this.taken = [...this.taken.slice(-Math.floor(this.burst!)), ticket];
+		}
 		if (this.log.length >= LOG_MAX) this.log = this.log.slice(-LOG_MAX / 2);
 		this.log.push(ticket);
 		return ticket;
@@ -86,7 +90,7 @@ export class Pace {
 		if (this.window !== undefined) {
 			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
 			// a request between two bunches went through: a bucket, paced from here as after any first 429
-			const bunchEnd = this.taken[this.taken.length - 2] ?? this.probe.sent;
+			const bunchEnd = this.taken[this.taken.length - 2]?.sent ?? this.probe.sent;
 			this.rate = Math.max(this.rate!, 1000 / Math.max(1, this.probe.sent - bunchEnd));
 			this.window = undefined;
 			this.lastChange = now;
@@ -106,28 +110,34 @@ export class Pace {
 
 	/** One request goes now (after `delay` said 0). */
 	take(now: number): void {
-		if (this.window !== undefined) {
-			const full = this.bunch(now).length >= this.burst!;
-			this.probeNext = !this.probe && full;
-			this.taken = [...this.taken.slice(-Math.floor(this.burst!)), now];
-		} else if (this.rate !== undefined) this.tat = Math.max(this.tat, now) + 1000 / this.rate;
+		if (this.window === undefined && this.rate !== undefined)
+			this.tat = Math.max(this.tat, now) + 1000 / this.rate;
 	}
 
-	/** While a window: `burst` at once, then nothing until the first leaves it; once, the probe. */
+	/**
+	 * While a window: `burst` at once, then nothing until the first leaves it; once, the probe. A request is in the
+	 * window until its answer came, a window later: it may have reached the service as late as that (a bunch goes out
+	 * over a while, and not at the same speed each time).
+	 */
 	private windowDelay(now: number): number {
 		const b = Math.floor(this.burst!);
-		const recent = this.taken.filter((t) => t > now - this.window!);
-		if (recent.length < b) return 0;
-		const free = recent[recent.length - b] + this.window! - now;
-		if (this.probeNext || (this.probe && !this.probe.outcome)) return Infinity; // until the probe's answer tells
+		const inWindow = this.taken
+			.map((t) => t.answered ?? Infinity)
+			.filter((at) => at > now - this.window!)
+			.sort((x, y) => x - y);
+		if (inWindow.length < b) return 0;
+		const free = inWindow[inWindow.length - b] + this.window! - now;
+		// until an answer tells: when the request that would leave the window reached the service, or the probe's verdict
+		if (free === Infinity || (this.probe && !this.probe.outcome)) return Infinity;
 		// the probe goes after a whole bunch sent since the pause (before it, the pause let a window reset too)
 		if (this.probe || this.bunch(now).length < b) return free;
-		return Math.max(0, Math.min(free, recent[recent.length - 1] + PROBE_AT * this.window! - now));
+		const last = this.taken[this.taken.length - 1].sent;
+		return Math.max(0, Math.min(free, last + PROBE_AT * this.window! - now));
 	}
 
 	/** The sends in the window since the last pause. */
-	private bunch(now: number): number[] {
-		return this.taken.filter((t) => t > now - this.window! && t >= this.resumedAt!);
+	private bunch(now: number): Ticket[] {
+		return this.taken.filter((t) => t.sent > now - this.window! && t.sent >= this.resumedAt!);
 	}
 
 	/** The service took what was sent from `from` to `at`, refused `at`, and asked for a pause to `resume`. */
