@@ -71,16 +71,16 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
 }
 
 /**
- * Waits `ms`, or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
- * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
- * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
- */
-/**
  * The reason given when a wait or an attempt ends early. One shared Error: without a reason, every abort would build
  * a DOMException (and n8n's sleep an Error) with a stack trace, which costs more than the request itself.
  */
 export const ENDED = new Error('ended');
 
+/**
+ * Waits `ms`, or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
+ * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
+ * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
+ */
 export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<void> {
 	if (ms <= 0) return;
 	if (!stop) return await sleep(ms);
