@@ -249,6 +249,30 @@ describe('windows', () => {
 		expect(pace.delay(next[0].sent + 1052)).toBe(0);
 	});
 
+	test("a window's pause counts from when the refused request left, not from when its 429 came back", () => {
+		const pace = new Pace();
+		// a bunch of 10 and the 11th refused, each answered 100 ms after it left; the 429 asks for a pause of 1 s
+		const first = Array.from({ length: 11 }, (_, i) => pace.record(i));
+		first.forEach((t, i) =>
+			Object.assign(t, { outcome: i < 10 ? 'ok' : 'refused', answered: i + 100 }),
+		);
+		pace.refused(first[10], 110, 1110);
+		// the bunch after the pause, answered 100 ms later; the probe a quarter window after it, refused
+		const bunch = Array.from({ length: 10 }, () => {
+			expect(pace.delay(1110)).toBe(0);
+			pace.take(1110);
+			return Object.assign(pace.record(1110), { outcome: 'ok', answered: 1210 });
+		});
+		const probeAt = 1110 + pace.delay(1110);
+		pace.take(probeAt);
+		Object.assign(pace.record(probeAt), { outcome: 'refused', answered: probeAt + 100 });
+		// the window is 10 per 1,010 ms (the pause from when the 11th left, since the first): the next bunch goes a
+		// window after the answers to this one, not a round trip later
+		expect(bunch).toHaveLength(10);
+		expect(pace.delay(2215)).toBeGreaterThan(0);
+		expect(pace.delay(2221)).toBe(0);
+	});
+
 	test('a late 429 to a request sent before the last pause leaves the window as it was', () => {
 		const pace = new Pace();
 		const sent = Array.from({ length: 12 }, (_, i) => pace.record(i));

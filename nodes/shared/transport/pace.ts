@@ -56,7 +56,7 @@ export class Pace {
 	/** The best estimate of the service's rate so far */
 	private best?: number;
 	/** The two empty moments to fit the rate between, once the pause has ended */
-	private toFit?: { from: number; to: number; bunchSince?: number; window?: boolean };
+	private toFit?: { from: number; to: number; bunchSince?: number; ends?: number };
 	/** When traffic resumed after the last pause */
 	private resumedAt?: number;
 	/** While the service is taken for a window: at most `burst` sends in any this many ms */
@@ -86,7 +86,7 @@ export class Pace {
 	/** How long until the next request may go (0: now; Infinity: after the next answer). */
 	delay(now: number): number {
 		if (this.emptyAt === undefined) return 0;
-		if (this.toFit?.window) this.takeWindow(this.toFit.from, this.toFit.to, this.resumedAt!);
+		if (this.toFit?.ends) this.takeWindow(this.toFit.from, this.toFit.to, this.toFit.ends);
 		if (this.window !== undefined) {
 			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
 			// a request between two bunches went through: a bucket, paced from here as after any first 429
@@ -140,15 +140,15 @@ export class Pace {
 		return this.taken.filter((t) => t.sent > now - this.window! && t.sent >= this.resumedAt!);
 	}
 
-	/** The service took what was sent from `from` to `at`, refused `at`, and asked for a pause to `resume`. */
-	private takeWindow(from: number, at: number, resume: number): void {
+	/** The service took what was sent from `from` to `at`, refused `at`, and asked for a pause that `ends`. */
+	private takeWindow(from: number, at: number, ends: number): void {
 		this.toFit = undefined;
 		const bunch = this.accepted(from, at + 1);
 		if (bunch.length && bunch.length <= (this.burst ?? Infinity))
 			this.counted = { n: bunch.length, ms: at - bunch[0].sent };
 		this.burst = Math.max(1, Math.min(this.burst ?? Infinity, bunch.length));
-		this.window = Math.max(1, resume - (bunch[0]?.sent ?? at));
-		this.rate = (this.burst * 1000) / Math.max(1000, resume - at);
+		this.window = Math.max(1, ends - (bunch[0]?.sent ?? at));
+		this.rate = (this.burst * 1000) / Math.max(1000, ends - at);
 	}
 
 	/**
@@ -170,7 +170,9 @@ export class Pace {
 			if (this.window && ticket.sent - resumed! >= this.window) return void (this.window *= 1.03);
 			// the first 429, or the bunch after a pause refused: counted once the pause ends and its answers are in
 			const from = this.window ? resumed! : ticket.sent - 1000;
-			this.toFit = { from: from - 1, to: ticket.sent, window: true };
+			// the pause is counted from when the refused request left, not from when its answer came back: the
+			// service counted it by then (a request counts in the window until its answer came, which makes up for it)
+			this.toFit = { from: from - 1, to: ticket.sent, ends: resume - (now - ticket.sent) };
 			return;
 		}
 		if (previous !== undefined) {
