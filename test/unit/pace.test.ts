@@ -232,7 +232,7 @@ describe('windows', () => {
 			pace.take(now);
 			return Object.assign(pace.record(now), { outcome: 'ok', answered: now + answerMs });
 		};
-		// a bunch of 10, the 11th refused, a pause of 1 s: a window of 10 per 1,012 ms
+		// a bunch of 10, the 11th (sent at 10 ms) refused, a pause of 1 s: a window of 10 per 1,010 ms
 		const first = Array.from({ length: 11 }, (_, i) => pace.record(i));
 		first.forEach((t, i) => Object.assign(t, { outcome: i < 10 ? 'ok' : 'refused', answered: 12 }));
 		pace.refused(first[10], 12, 1012);
