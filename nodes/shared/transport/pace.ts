@@ -86,7 +86,8 @@ export class Pace {
 	/** How long until the next request may go (0: now; Infinity: after the next answer). */
 	delay(now: number): number {
 		if (this.emptyAt === undefined) return 0;
-		if (this.toFit?.ends) this.takeWindow(this.toFit.from, this.toFit.to, this.toFit.ends);
+		if (this.toFit?.ends !== undefined)
+			this.takeWindow(this.toFit.from, this.toFit.to, this.toFit.ends);
 		if (this.window !== undefined) {
 			if (this.probe?.outcome !== 'ok') return this.windowDelay(now);
 			// a request between two bunches went through: a bucket, paced from here as after any first 429
@@ -172,7 +173,8 @@ export class Pace {
 			const from = this.window ? resumed! : ticket.sent - 1000;
 			// the pause is counted from when the refused request left, not from when its answer came back: the
 			// service counted it by then (a request counts in the window until its answer came, which makes up for it)
-			this.toFit = { from: from - 1, to: ticket.sent, ends: resume - (now - ticket.sent) };
+			const ends = ticket.sent + Math.max(0, resume - now);
+			this.toFit = { from: from - 1, to: ticket.sent, ends };
 			return;
 		}
 		if (previous !== undefined) {
