@@ -54,7 +54,7 @@ test('two concurrent executions share one allowance: no more in flight before th
 
 test('a warm run starts where the last left off: what a cap of 8 in flight taught the first run, the second knows', async () => {
 	const server = await service({ inFlight: 8 }, 50);
-	expect((await run(server, 40)).failed).toBe(0);
+	expect((await run(server, 80)).failed).toBe(0);
 	const refused = server.rateLimited;
 	expect(refused).toBeGreaterThan(0);
 	expect((await run(server, 40)).failed).toBe(0);

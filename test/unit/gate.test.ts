@@ -79,8 +79,9 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(1); // never above max
 	});
 
-	test(`starts at ${Gate.START} and doubles per healthy round (slow start), never past max`, async () => {
-		const gate = await answered(new Gate(128));
+	test(`starts at ${Gate.START} and doubles per healthy round (slow start) of at least ${Budget.ROUND_MS} ms, never past max`, async () => {
+		const clock = { now: 0 };
+		const gate = await answered(new Gate(128, undefined, new Budget(() => clock.now)), 20, clock);
 		expect(gate.state.limit).toBe(Gate.START);
 		const first = contenders(gate, Gate.START + 8);
 		await sleep(10);
@@ -90,16 +91,21 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(2 * Gate.START - 1);
+		// a whole round, but a short one (a service next door): no growth yet
+		clock.now += Budget.ROUND_MS / 2;
+		gate.release('ok');
+		expect(gate.state.limit).toBe(Gate.START);
+		clock.now += Budget.ROUND_MS / 2;
 		gate.release('ok');
 		expect(gate.state.limit).toBe(2 * Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START + 8);
 
-		const small = await answered(new Gate(10));
+		const small = await answered(new Gate(10, undefined, new Budget(() => clock.now)), 20, clock);
 		for (let r = 0; r < 3; r++) {
 			const c = contenders(small, 12);
 			const turns = (await Promise.all(c.all.slice(0, small.state.limit))).map(ticket);
-			await sleep(10); // answered together, 10 ms away
+			clock.now += Budget.ROUND_MS; // answered together, a round trip away
 			for (const t of turns) small.release('ok', undefined, false, t);
 			await Promise.all(c.all.slice(turns.length));
 			for (let i = turns.length; i < 12; i++) small.release('ok');
@@ -108,9 +114,11 @@ describe('Gate', () => {
 	});
 
 	test('a round with a push-back does not grow; answers that are merely not ok (a 404) do not stop growth', async () => {
-		const gate = await answered(new Gate(128));
+		const clock = { now: 0 };
+		const gate = await answered(new Gate(128, undefined, new Budget(() => clock.now)), 20, clock);
 		const c = contenders(gate, Gate.START + 1); // one more than the allowance: the round is full
 		await Promise.all(c.all.slice(0, Gate.START));
+		clock.now += Budget.ROUND_MS;
 		for (let i = 0; i < Gate.START - 1; i++) gate.release('neutral');
 		gate.release('ok');
 		expect(gate.state.limit).toBe(2 * Gate.START);
@@ -123,21 +131,26 @@ describe('Gate', () => {
 	});
 
 	test('a round in which nobody waited for a slot does not grow the allowance (the demand, not the service, set its pace)', async () => {
-		const gate = await answered(new Gate(128));
+		const clock = { now: 0 };
+		const gate = await answered(new Gate(128, undefined, new Budget(() => clock.now)), 20, clock);
 		for (let round = 0; round < 3; round++) {
 			const c = contenders(gate, Gate.START);
 			await Promise.all(c.all);
+			clock.now += Budget.ROUND_MS;
 			for (let i = 0; i < Gate.START; i++) gate.release('ok');
 		}
 		expect(gate.state.limit).toBe(Gate.START);
 	});
+
+	/** A round trip to a distant service: a round lasts at least `ROUND_MS` */
+	const RT = Budget.ROUND_MS;
 
 	/**
 	 * Full rounds against a fake clock: every slot of the allowance busy and one request waiting. Answered `together`
 	 * `ms` after they went (a distant service), `serial`: one after another, `ms` in all (each costs the same work), or
 	 * `varied`: all but the last after an eighth of `ms`, the last after `ms` (a distant service whose latency varies).
 	 */
-	function rounds(max: number, first = 50) {
+	function rounds(max: number, first = RT) {
 		const clock = { now: 0 };
 		let held = 0;
 		let gate: Gate;
@@ -172,38 +185,38 @@ describe('Gate', () => {
 		const { gate, round, clock } = rounds(256);
 		// a distant service: n times as many in flight, n times the answers per second: grows
 		for (const limit of steps) {
-			await round(50);
+			await round(RT);
 			expect(gate().state.limit).toBe(limit);
 		}
 		// the next step brings answers only 1.2 times faster: back to the step before, and no more growth
-		await round((Budget.GROWTH * 50) / 1.2);
+		await round((Budget.GROWTH * RT) / 1.2);
 		expect(gate().state.limit).toBe(K);
 		for (let r = 0; r < 5; r++) await round(1);
 		expect(gate().state.limit).toBe(K);
 		clock.now += 60_000;
-		await round(50);
+		await round(RT);
 		expect(gate().state.limit).toBe(Budget.GROWTH * K);
 	});
 
 	test('a step taken back is tried again when the next run starts (the slow round may have been a busy machine)', async () => {
 		const { gate, round, clock, end } = rounds(256);
-		for (let r = 0; r < steps.length; r++) await round(50);
-		await round((Budget.GROWTH * 50) / 1.2);
+		for (let r = 0; r < steps.length; r++) await round(RT);
+		await round((Budget.GROWTH * RT) / 1.2);
 		expect(gate().state.limit).toBe(K);
 		end();
 		clock.now += 1000;
-		await round(50);
+		await round(RT);
 		expect(gate().state.limit).toBe(Budget.GROWTH * K);
 	});
 
 	test('time the budget sat idle between runs is not read as slow answers: the next run still grows', async () => {
 		const clock = { now: 0 };
-		const gate = await answered(new Gate(256, undefined, new Budget(() => clock.now)), 50, clock);
+		const gate = await answered(new Gate(256, undefined, new Budget(() => clock.now)), RT, clock);
 		let held = 0;
 		const full = async (n: number) => {
 			const c = contenders(gate, n - held + 1); // one waits: the round is full
 			await Promise.all(c.all.slice(0, n - held));
-			clock.now += 50;
+			clock.now += RT;
 			for (let i = 0; i < n; i++) gate.release('ok');
 			await c.all[n - held];
 			held = 1;
@@ -219,9 +232,13 @@ describe('Gate', () => {
 	});
 
 	test('on a service next door (each answer costs the same work, however many are in flight) it stops at 16', async () => {
-		const { gate, round } = rounds(128, 0.8);
-		for (let r = 0; r < 10; r++) await round(0.8 * (r ? gate().state.limit : Gate.START), 'serial');
-		expect(gate().state.limit).toBe(K);
+		const { gate, round, clock } = rounds(128, 0.8);
+		let most = 0;
+		for (let r = 0; r === 0 || clock.now < 20 * RT; r++) {
+			await round(0.8 * (r ? gate().state.limit : Gate.START), 'serial');
+			most = Math.max(most, gate().state.limit);
+		}
+		expect(most).toBe(K);
 	});
 
 	test('a slow first wave (the node run starting up) is not timed: next door still stops at 16', async () => {
@@ -242,7 +259,7 @@ describe('Gate', () => {
 		};
 		await full(40);
 		const limits = [];
-		for (let r = 0; r < 10; r++) {
+		while (clock.now < 20 * RT) {
 			await full(0.8 * gate.state.limit);
 			limits.push(gate.state.limit);
 		}
@@ -252,7 +269,7 @@ describe('Gate', () => {
 	test('a distant service whose latency varies (most answers quick, one slow) is not held at the start', async () => {
 		const { gate, round } = rounds(128);
 		for (const limit of steps) {
-			await round(120, 'varied');
+			await round(1.2 * RT, 'varied');
 			expect(gate().state.limit).toBe(limit);
 		}
 	});
@@ -285,6 +302,31 @@ describe('Gate', () => {
 			gate.release('pushback', undefined, false, { ...ticket(turn), level: 1 });
 		}
 		expect(gate.state.limit).toBe(1);
+	});
+
+	test('refused again at the allowance a push-back set (we count more in flight than the service does): it halves, and holds there', async () => {
+		let clock = 0;
+		const budget = new Budget(() => clock);
+		budget.limit = 16;
+		const gate = await answered(new Gate(64, undefined, budget), 20, { now: 0 });
+		const first = (await Promise.all(contenders(gate, 16).all)).map(ticket);
+		gate.release('pushback', undefined, false, first[15]);
+		expect(gate.state.limit).toBe(15);
+		// sent before that push-back: one under its level, as any
+		gate.release('pushback', undefined, false, first[14]);
+		expect(gate.state.limit).toBe(14);
+		gate.release('ok', undefined, false, first[0]);
+		await new Promise((resolve) => setTimeout(resolve, 5)); // the next request leaves later
+		const next = ticket(await gate.acquire(1000));
+		expect(next.level).toBe(14);
+		gate.release('pushback', undefined, false, next);
+		expect(gate.state.limit).toBe(7);
+		for (const t of first.slice(1, 14)) gate.release('ok', undefined, false, t);
+		for (let i = 0; i < 30; i++) {
+			const turn = await gate.acquire(1000);
+			gate.release('ok', undefined, false, ticket(turn));
+		}
+		expect(gate.state.limit).toBe(7);
 	});
 
 	test('a pause blocks every acquire until it ends', async () => {

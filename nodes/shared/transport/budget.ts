@@ -28,8 +28,9 @@ export interface Sent extends Ticket {
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): `START` in flight, growing per round (one allowance's worth of
- *   answers) while every answer is healthy (`grow`), then by about one per round trip. A push-back (503, 504, a
- *   timeout, a 429 before the pace is known) sets it under the level of the refused request.
+ *   answers, at least `ROUND_MS`) while every answer is healthy (`grow`), then by about one per round trip. A
+ *   push-back (503, 504, a timeout, a 429 before the pace is known) sets it one under the level of the refused
+ *   request; refused again at the level a push-back set, it halves.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
  */
 export class Budget {
@@ -40,6 +41,12 @@ export class Budget {
 	static readonly GROWTH = 4;
 	/** The part of a step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
 	static readonly PAYOFF = 0.25;
+	/**
+	 * A round lasts at least this long: the allowance grows at most once per this time. More in flight pays where
+	 * answers take long; next door, n8n's own work per request sets the pace at a few in flight, and a limit met there
+	 * refuses only as many as are in flight.
+	 */
+	static readonly ROUND_MS = 100;
 
 	limit = Budget.START;
 	inFlight = 0;
@@ -56,6 +63,8 @@ export class Budget {
 	private threshold = Infinity;
 	private ceiling = { level: Infinity, until: 0 };
 	private hold = { level: Infinity, until: 0 };
+	/** When a push-back last set the allowance (until it grows again) */
+	private cutAt?: number;
 	private round = newRound(0, false);
 	private lastStep?: { limit: number; speed: number };
 	/** Runs with requests waiting for a slot, in turn */
@@ -169,17 +178,28 @@ export class Budget {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
 			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
-			if (this.round.answers >= this.allowance) {
+			const ended = clock - this.round.started >= Budget.ROUND_MS;
+			if (this.round.answers >= this.allowance && ended) {
 				if (this.round.healthy && this.round.full) this.grow();
 				this.round = newRound(clock, this.waiting.length > 0);
 			}
-		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until))
+		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until)) {
 			this.limit = Math.min(this.ceiling.level, this.limit + 1 / this.limit);
+			this.cutAt = undefined;
+		}
 		// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
 		if (signal === 'pushback' && !(rateLimited && (this.pace.active || this.plan.known))) {
 			const level = ticket?.level ?? this.limit;
-			this.threshold = this.limit = Math.max(1, Math.min(this.limit, level - 1));
-			const held = clock > this.hold.until ? level : Math.min(level, this.hold.level);
+			// refused again at the allowance a push-back set, before it grew: the service counts fewer of ours in
+			// flight than we do (answers on their way back), so one under is not enough
+			const again =
+				ticket && this.cutAt !== undefined && ticket.sent > this.cutAt && level >= this.limit;
+			const cut = Math.max(1, again ? level / 2 : level - 1);
+			if (cut < this.limit) this.cutAt = now;
+			this.threshold = this.limit = Math.min(this.limit, cut);
+			// it holds under the refused level, or when halved, under the one above the new allowance
+			const under = again ? Math.ceil(cut) + 1 : level;
+			const held = clock > this.hold.until ? under : Math.min(under, this.hold.level);
 			this.hold = { level: held, until: clock + HOLD_MS };
 		}
 		const first = now >= this.pausedUntil; // the first answer of a wave of push-backs
