@@ -79,11 +79,11 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(1); // never above max
 	});
 
-	test(`starts at ${Gate.START} and doubles per healthy round (slow start) of at least ${Budget.ROUND_MS} ms, never past max`, async () => {
+	test(`starts at ${Gate.START} and doubles per healthy round (slow start), or per ${Budget.ROUND_MS} ms when rounds are shorter, never past max`, async () => {
 		const clock = { now: 0 };
 		const gate = await answered(new Gate(128, undefined, new Budget(() => clock.now)), 20, clock);
 		expect(gate.state.limit).toBe(Gate.START);
-		const first = contenders(gate, Gate.START + 8);
+		const first = contenders(gate, 40);
 		await sleep(10);
 		expect(first.granted).toBe(Gate.START);
 		// the round's answers free their slots but do not grow the allowance until the whole round is in
@@ -91,15 +91,15 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(Gate.START);
 		await sleep(10);
 		expect(first.granted).toBe(2 * Gate.START - 1);
-		// a whole round, but a short one (a service next door): no growth yet
-		clock.now += Budget.ROUND_MS / 2;
-		gate.release('ok');
-		expect(gate.state.limit).toBe(Gate.START);
-		clock.now += Budget.ROUND_MS / 2;
+		clock.now += Budget.ROUND_MS;
 		gate.release('ok');
 		expect(gate.state.limit).toBe(2 * Gate.START);
 		await sleep(10);
-		expect(first.granted).toBe(Gate.START + 8);
+		expect(first.granted).toBe(3 * Gate.START);
+		// a round half as long (a service next door): √2 as many
+		clock.now += Budget.ROUND_MS / 2;
+		for (let i = 0; i < 2 * Gate.START; i++) gate.release('ok');
+		expect(gate.state.limit).toBe(Math.floor(2 * Gate.START * Math.SQRT2));
 
 		const small = await answered(new Gate(10, undefined, new Budget(() => clock.now)), 20, clock);
 		for (let r = 0; r < 3; r++) {

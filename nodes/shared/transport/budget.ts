@@ -28,7 +28,7 @@ export interface Sent extends Ticket {
  *   go while some are left and wait for the reset when none are (`Plan`).
  * - **Without them, the service's refusals teach the pace** (`Pace`: a window, or a token bucket, fitted to its 429s).
  * - **Adaptive concurrency** (as TCP does it): `START` in flight, growing per round (one allowance's worth of
- *   answers, at least `ROUND_MS`) while every answer is healthy (`grow`), then by about one per round trip. A
+ *   answers; at most twice per `ROUND_MS`) while every answer is healthy (`grow`), then by about one per round trip. A
  *   push-back (503, 504, a timeout, a 429 before the pace is known) sets it one under the level of the refused
  *   request; refused again at the level a push-back set, it halves.
  * - **Fair turns**: requests waiting for a slot are let in one run after another, in turn.
@@ -42,7 +42,7 @@ export class Budget {
 	/** The part of a step's possible speed-up it must bring (×4 in flight: at least ×1.75 the answers per second) */
 	static readonly PAYOFF = 0.25;
 	/**
-	 * A round lasts at least this long: the allowance grows at most once per this time. More in flight pays where
+	 * Up to `KEPT` the allowance doubles per round, or per this long when a round is shorter. More in flight pays where
 	 * answers take long; next door, n8n's own work per request sets the pace at a few in flight, and a limit met there
 	 * refuses only as many as are in flight.
 	 */
@@ -178,8 +178,7 @@ export class Budget {
 			// slow start: a round is one allowance's worth of answers; when it ends healthy, the allowance grows
 			this.round.answers++;
 			if (signal === 'pushback') this.round.healthy = false;
-			const ended = clock - this.round.started >= Budget.ROUND_MS;
-			if (this.round.answers >= this.allowance && ended) {
+			if (this.round.answers >= this.allowance) {
 				if (this.round.healthy && this.round.full) this.grow();
 				this.round = newRound(clock, this.waiting.length > 0);
 			}
@@ -218,7 +217,8 @@ export class Budget {
 	 * distant one whose latency varies, and holding that one back costs far more than a larger first wave.
 	 */
 	private grow(): void {
-		const speed = this.round.answers / Math.max(this.now() - this.round.started, 0.01);
+		const ms = this.now() - this.round.started;
+		const speed = this.round.answers / Math.max(ms, 0.01);
 		const last = this.lastStep ?? { limit: this.limit, speed };
 		const step = this.limit / last.limit;
 		const paid = step <= 1 || speed >= last.speed * (1 + Budget.PAYOFF * (step - 1));
@@ -229,8 +229,13 @@ export class Budget {
 			return;
 		}
 		if (this.limit >= Budget.KEPT || step <= 1) this.lastStep = { limit: this.limit, speed };
-		const factor = this.limit < Budget.KEPT ? 2 : Budget.GROWTH;
-		this.limit = Math.min(this.ceiling.level, this.limit * factor);
+		const factor =
+			this.limit < Budget.KEPT ? 2 ** Math.min(1, ms / Budget.ROUND_MS) : Budget.GROWTH;
+		this.limit = Math.min(
+			this.ceiling.level,
+			this.limit < Budget.KEPT ? Budget.KEPT : Infinity,
+			this.limit * factor,
+		);
 	}
 }
 
