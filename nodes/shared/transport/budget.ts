@@ -236,6 +236,7 @@ export class Budget {
 			this.limit < Budget.KEPT ? Budget.KEPT : Infinity,
 			this.limit * factor,
 		);
+		this.cutAt = undefined;
 	}
 }
 
