@@ -142,7 +142,7 @@ describe('Gate', () => {
 		expect(gate.state.limit).toBe(Gate.START);
 	});
 
-	/** A round trip to a distant service: a round lasts at least `ROUND_MS` */
+	/** A round trip to a distant service: a round this long doubles the allowance */
 	const RT = Budget.ROUND_MS;
 
 	/**
