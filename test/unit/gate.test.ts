@@ -38,6 +38,13 @@ function contenders(gate: Gate, n: number, budget = 60_000) {
 	};
 }
 
+/** A gate whose budget allows 16 in flight, on a fake clock, its first wave answered. */
+async function atSixteen(clock = { now: 0 }): Promise<Gate> {
+	const budget = new Budget(() => clock.now);
+	budget.limit = 16;
+	return await answered(new Gate(64, undefined, budget), 20, clock);
+}
+
 describe('Gate', () => {
 	test('never more than `limit` in flight; a release lets the next one in', async () => {
 		const gate = new Gate(3);
@@ -275,10 +282,8 @@ describe('Gate', () => {
 	});
 
 	test('push-backs set the allowance one under the lowest level refused; it holds there a while, then grows by about one per round trip', async () => {
-		let clock = 0;
-		const budget = new Budget(() => clock);
-		budget.limit = 16;
-		const gate = await answered(new Gate(64, undefined, budget), 20, { now: 0 });
+		const clock = { now: 0 };
+		const gate = await atSixteen(clock);
 		const turns = (await Promise.all(contenders(gate, 12).all)).map(ticket);
 		// a cap of 9 in flight: the 10th to 12th were refused, their answers come back in any order
 		for (const t of [turns[11], turns[9], turns[10]]) gate.release('pushback', undefined, false, t);
@@ -292,7 +297,7 @@ describe('Gate', () => {
 		};
 		await answers(30);
 		expect(gate.state.limit).toBe(9);
-		clock += 10_001;
+		clock.now += 10_001;
 		await answers(30);
 		expect(gate.state.limit).toBeGreaterThanOrEqual(10);
 		expect(gate.state.limit).toBeLessThanOrEqual(13);
@@ -305,10 +310,7 @@ describe('Gate', () => {
 	});
 
 	test('refused again at the allowance a push-back set (we count more in flight than the service does): it halves, and holds there', async () => {
-		let clock = 0;
-		const budget = new Budget(() => clock);
-		budget.limit = 16;
-		const gate = await answered(new Gate(64, undefined, budget), 20, { now: 0 });
+		const gate = await atSixteen();
 		const first = (await Promise.all(contenders(gate, 16).all)).map(ticket);
 		gate.release('pushback', undefined, false, first[15]);
 		expect(gate.state.limit).toBe(15);
