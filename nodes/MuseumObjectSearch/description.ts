@@ -12,6 +12,9 @@ import {
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { FILTERS } from './filters';
 
+/** The node version from which Concurrency defaults to 256 */
+export const CONCURRENCY_256_FROM = 1.2;
+
 export type Output = 'simplified' | 'raw' | 'selected';
 
 export const OUTPUT: ChoiceOption<Output> = {
@@ -266,6 +269,6 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 				'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
 		},
 		choiceProperty(SORT_ORDER),
-		...requestOptions(MAX_ATTEMPTS_READ),
+		...requestOptions(MAX_ATTEMPTS_READ, CONCURRENCY_256_FROM),
 	]),
 ];

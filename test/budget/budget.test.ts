@@ -29,8 +29,10 @@ async function run(
 	limit = 1,
 	onStart?: (stop: () => void) => void,
 	options: IDataObject = {},
+	typeVersion = 1,
 ) {
-	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, { q: 'a', limit, options }));
+	const params = { q: 'a', limit, options };
+	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, params, { typeVersion }));
 	const result = await runWorkflow(wf, {
 		credentials: { triptychApi: { apiKey: 'k', quotesUrl: server.url, sendKeyToQuotes: false } },
 		pinData: { [TRIGGER]: Array.from({ length: items }, (_, n) => ({ n })) },
@@ -84,6 +86,18 @@ test('a distant service whose latency varies (one answer in four quick, the rest
 	);
 	expect((await run(server, 200)).failed).toBe(0);
 	expect(server.maxInFlight).toBeGreaterThan(16);
+});
+
+test("Concurrency's default: up to 256 in flight from the node's newer version on, 128 on version 1", async () => {
+	const [newer, older] = [await service(undefined, 300), await service(undefined, 300)];
+	const runs = await Promise.all([
+		run(newer, 600, 1, undefined, {}, 1.1),
+		run(older, 600, 1, undefined, {}, 1),
+	]);
+	expect(runs.map((r) => r.failed)).toEqual([0, 0]);
+	expect(newer.maxInFlight).toBeGreaterThan(128);
+	expect(newer.maxInFlight).toBeLessThanOrEqual(256);
+	expect(older.maxInFlight).toBe(128);
 });
 
 test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
