@@ -394,6 +394,9 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 		node('Fire in order', `${PACKAGE}.fireAutomation`, 1, 800, {
 			options: { concurrency: 1, idempotency: 'auto' },
 		}),
+		// Concurrency has one definition per range of versions (its default differs)
+		node('Tags', `${PACKAGE}.quoteTags`, 1.1, 1000, { options: { concurrency: 64 } }),
+		node('Tags 1', `${PACKAGE}.quoteTags`, 1, 1200, { options: { concurrency: 100 } }),
 	];
 	const link = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
 	const created = await rest.call('POST', '/rest/workflows', {
@@ -421,6 +424,29 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 		if (missing.length) fail(`input panel lacks ${missing.join(', ')}: ${text.slice(0, 400)}`);
 		return [`input panel: ${text.replace(/\s+/g, ' ').slice(0, 160)}`];
 	});
+
+	await check(
+		'Options → Concurrency: one field on each node version, with its saved value',
+		async () => {
+			const seen: string[] = [];
+			for (const [name, value] of [
+				['Tags', '64'],
+				['Tags 1', '100'],
+			]) {
+				await ed.openNdv(page, name);
+				await sleep(1000);
+				const labels = (await ed.parameterLabels(page)).filter((l) => l === 'Concurrency');
+				const values = await page.$$eval(`${ed.SEL.ndvParameters} input`, (inputs) =>
+					inputs.map((i) => (i as HTMLInputElement).value),
+				);
+				await ed.closeNdv(page);
+				if (labels.length !== 1) fail(`${name}: ${labels.length} Concurrency fields`);
+				if (!values.includes(value)) fail(`${name}: no field shows ${value}: ${values.join(', ')}`);
+				seen.push(`${name}: one Concurrency field, showing ${value}`);
+			}
+			return seen;
+		},
+	);
 
 	await check('node hints show where they apply, and only there', async () => {
 		const seen: string[] = [];
