@@ -10,7 +10,14 @@
 import os from 'node:os';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { type WorkflowSpec, chain, manualTrigger, node, runWorkflow } from '../test/harness/engine';
+import {
+	type WorkflowSpec,
+	chain,
+	manualTrigger,
+	newestVersions,
+	node as workflowNode,
+	runWorkflow,
+} from '../test/harness/engine';
 import {
 	DEFAULT_API_KEY,
 	type RateLimit,
@@ -66,7 +73,10 @@ const items = (n: number, from = 0) =>
 		q: ['art', 'blue', 'river', 'woman'][i % 4],
 	}));
 
-/** The node of this package for `kind`, with its defaults. */
+/** Each node's newest version (read before the cases run) */
+let newest: Record<string, number> = {};
+
+/** The node of this package for `kind`, as a node added to a workflow is: its newest version, its defaults. */
 function ours(kind: Kind, url: string) {
 	const [type, params, field] = {
 		quotes: ['quoteTags', { q: 'a', limit: 1, options: {} }, 'quotesUrl'],
@@ -76,7 +86,9 @@ function ours(kind: Kind, url: string) {
 	const credentials = {
 		triptychApi: { apiKey: DEFAULT_API_KEY, [field]: url, sendKeyToQuotes: false },
 	};
-	return { wf: chain(manualTrigger(START), node(type, 'Node', params)), credentials };
+	const typeVersion = newest[type];
+	const wf = chain(manualTrigger(START), workflowNode(type, 'Node', params, { typeVersion }));
+	return { wf, credentials };
 }
 
 /** n8n's HTTP Request node making the same request per item, On Error → Continue (its errors become items). */
@@ -107,7 +119,7 @@ function peer(kind: Kind, url: string) {
 			...query({ q: '={{ $json.q }}', limit: '10' }),
 		},
 	}[kind];
-	const http = node(
+	const http = workflowNode(
 		'n8n-nodes-base.httpRequest',
 		'Node',
 		{ ...params, options: {} },
@@ -429,6 +441,7 @@ const CASES = { crowd, headers, quotable, shapes, warm, latency, loopback };
 async function main() {
 	const machine = `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, ${new Date().toISOString()}`;
 	// load the engine and both packages before anything is measured
+	newest = await newestVersions();
 	const server = await service('quotes');
 	await execute(ours('quotes', server.url), items(5));
 	await execute(peer('quotes', server.url), items(5));

@@ -100,6 +100,17 @@ export async function loadPackage() {
 	return loaded;
 }
 
+/** Each node of the package by name (quoteTags, …): its newest version, the one a node added to a workflow gets. */
+export async function newestVersions(): Promise<Record<string, number>> {
+	const { pkg } = await loadPackage();
+	return Object.fromEntries(
+		Object.entries(pkg.nodeTypes).map(([name, { type }]) => {
+			const { description } = type as INodeType;
+			return [name, description.defaultVersion ?? Math.max(...[description.version].flat())];
+		}),
+	);
+}
+
 export class HarnessNodeTypes implements INodeTypes {
 	constructor(private readonly loaders: Record<string, DirectoryLoader>) {}
 
