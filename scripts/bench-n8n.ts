@@ -10,7 +10,7 @@
 import path from 'node:path';
 
 import type { WorkflowJson } from './e2e/scenarios';
-import { fail, log, runMain } from './e2e/checks';
+import { fail, log, runMain, waitFor } from './e2e/checks';
 import { pack, prepare, startN8n, writeJson } from './e2e/instance';
 import { installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import { newestVersions } from '../test/harness/engine';
@@ -153,6 +153,12 @@ async function main(): Promise<number> {
 		if (result.code !== 0) fail(`activating ${id}: ${result.stderr.slice(-2000)}`);
 	}
 	const app = await startN8n(env, 'Bench');
+	// n8n registers the published workflows' webhooks after it answers: until then they answer 404 and run nothing
+	for (const { id } of workflows)
+		await waitFor(`the webhook of ${id}`, 30_000, async () => {
+			const res = await fetch(`${app.base}/webhook/${id}`, { method: 'OPTIONS' });
+			return res.status === 404 ? undefined : true;
+		});
 	const body = JSON.stringify(
 		Array.from({ length: ITEMS }, (_, n) => ({ n, q: ['art', 'blue', 'river', 'woman'][n % 4] })),
 	);
