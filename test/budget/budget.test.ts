@@ -100,6 +100,13 @@ test("Concurrency's default: up to 256 in flight from the node's newer version o
 	expect(older.maxInFlight).toBe(128);
 });
 
+test.each([1, 1.1])('Concurrency set on version %s holds', async (typeVersion) => {
+	const server = await service(undefined, 100);
+	const { failed } = await run(server, 20, 1, undefined, { concurrency: 3 }, typeVersion);
+	expect(failed).toBe(0);
+	expect(server.maxInFlight).toBe(3);
+});
+
 test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
 	const server = await service({ fixed: 20, windowMs: 500, headers: 'draft6' });
 	const [big, small] = await Promise.all([run(server, 100, 2), run(server, 5, 1)]);
