@@ -8,7 +8,6 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
-import { CONCURRENCY } from '../shared/options';
 import { CONCURRENCY_256_FROM, fireAutomationProperties } from './description';
 import { batchWindows, fireAutomationOperation } from './operation';
 
@@ -44,7 +43,8 @@ export class FireAutomation implements INodeType {
 					'With Concurrency above 1, several calls are in flight at once, so automations may arrive in another order than the items. Set Concurrency (Options) to 1 to keep the item order.',
 				location: 'ndv',
 				whenToDisplay: 'always',
-				displayCondition: `={{ Number(($parameter["options"] || {}).concurrency || ${CONCURRENCY.default}) > 1 }}`,
+				// Concurrency's default is above 1 on every version
+				displayCondition: '={{ Number(($parameter["options"] || {}).concurrency || 2) > 1 }}',
 			},
 			{
 				message:

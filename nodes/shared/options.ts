@@ -92,12 +92,13 @@ export function requestOptions(
 		...numberProperty(option),
 		displayOptions: { show },
 	});
+	// the newer definition first: n8n 1.x's editor fills an added option with the first default of its name
 	return [
-		onVersions(concurrency, { '@version': [{ _cnd: { lt: since } }] }),
 		onVersions(
 			{ ...concurrency, default: CONCURRENCY_DEFAULT },
 			{ '@version': [{ _cnd: { gte: since } }] },
 		),
+		onVersions(concurrency, { '@version': [{ _cnd: { lt: since } }] }),
 		...[RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(numberProperty),
 	];
 }

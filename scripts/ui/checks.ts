@@ -397,6 +397,7 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 		// Concurrency has one definition per range of versions (its default differs)
 		node('Tags', `${PACKAGE}.quoteTags`, 1.1, 1000, { options: { concurrency: 64 } }),
 		node('Tags 1', `${PACKAGE}.quoteTags`, 1, 1200, { options: { concurrency: 100 } }),
+		node('Tags new', `${PACKAGE}.quoteTags`, 1.1, 1400),
 	];
 	const link = (to: string) => ({ main: [[{ node: to, type: 'main', index: 0 }]] });
 	const created = await rest.call('POST', '/rest/workflows', {
@@ -426,7 +427,7 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 	});
 
 	await check(
-		'Options → Concurrency: one field on each node version, with its saved value',
+		'Options → Concurrency: one field on each node version, its saved value or its default',
 		async () => {
 			const seen: string[] = [];
 			for (const [name, value] of [
@@ -444,6 +445,25 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 				if (!values.includes(value)) fail(`${name}: no field shows ${value}: ${values.join(', ')}`);
 				seen.push(`${name}: one Concurrency field, showing ${value}`);
 			}
+			// added in the editor, it starts at the default of the node's version
+			await ed.openNdv(page, 'Tags new');
+			let added: string[] = [];
+			try {
+				await ed.tap(page, `${ed.SEL.ndvParameters} [data-test-id="collection-parameter-add"]`);
+				await ed.tap(
+					page,
+					'xpath///*[@data-test-id="collection-parameter-option"][normalize-space()="Concurrency"]',
+					() => 'the Add Option list offers no Concurrency',
+				);
+				await sleep(500);
+				added = await page.$$eval(`${ed.SEL.ndvParameters} input`, (inputs) =>
+					inputs.map((i) => (i as HTMLInputElement).value),
+				);
+			} finally {
+				await ed.closeNdv(page);
+			}
+			if (!added.includes('256')) fail(`Tags new: Concurrency added shows ${added.join(', ')}`);
+			seen.push('Tags new (1.1): Concurrency added in the editor starts at 256');
 			return seen;
 		},
 	);
