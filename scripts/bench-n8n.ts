@@ -122,6 +122,7 @@ async function main(): Promise<number> {
 		const type = `n8n-nodes-triptych.${node}`;
 		const typeVersion = newest[node];
 		const credentials = { triptychApi: CREDENTIAL };
+		// 4.2: the newest HTTP Request node n8n 1.x has, so --n8n=1.85.4 runs the same workflows
 		const http = { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2 };
 		return [
 			workflow(`bench${kind}ours`.padEnd(16, '0'), { type, typeVersion, parameters, credentials }),
