@@ -415,6 +415,19 @@ describe('bad field values are refused before any request', () => {
 		expect(server.requests).toHaveLength(0);
 	});
 
+	test.each([257, '={{ "many" }}'])(
+		'Concurrency %j on version 1.1 (default 256) is refused the same way',
+		async (concurrency) => {
+			const result = await runTags({ options: { concurrency } }, { extra: { typeVersion: 1.1 } });
+			const error = result.error('Tags')!;
+			expect(error.message).toMatch(
+				/^"Concurrency" must be a whole number from 1 to 256, not .+ \[item 0\]$/,
+			);
+			expect(error.name).toBe('NodeOperationError');
+			expect(server.requests).toHaveLength(0);
+		},
+	);
+
 	test('the item is named when only one item of several is wrong, and nothing is sent for any item', async () => {
 		const result = await runTags(
 			{ limit: '={{ $json.max }}' },
