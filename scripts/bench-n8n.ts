@@ -14,6 +14,7 @@ import { fail, log, runMain, waitFor } from './e2e/checks';
 import { pack, prepare, startN8n, writeJson } from './e2e/instance';
 import { installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import { newestVersions } from '../test/harness/engine';
+import { type Kind, OURS, items, peerParameters } from './bench/workloads';
 import {
 	DEFAULT_API_KEY,
 	generateMuseumRecords,
@@ -25,52 +26,10 @@ import {
 const VERSION = /^--n8n=(.+)$/.exec(process.argv[2] ?? '')?.[1] ?? '2.41.1';
 const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 7));
 const ITEMS = 300;
+const KINDS: Kind[] = ['quotes', 'trigger', 'museum'];
 const TARGET = 0.7;
 const WORK = path.join(__dirname, '..', '.tmp', 'bench-n8n');
 const CREDENTIAL = { id: 'benchTriptych001', name: 'Triptych (bench)' };
-
-const sendQuery = (query: Record<string, string>) => ({
-	sendQuery: true,
-	queryParameters: { parameters: Object.entries(query).map(([name, value]) => ({ name, value })) },
-});
-const bearer = {
-	sendHeaders: true,
-	headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${DEFAULT_API_KEY}` }] },
-};
-
-/** Each node and the HTTP Request node's parameters for the same request per item. */
-const KINDS = {
-	quotes: {
-		node: 'quoteTags',
-		parameters: { q: 'a', limit: 1, options: {} },
-		peer: (url: string) => ({
-			method: 'GET',
-			url: `${url}/tags`,
-			...sendQuery({ q: 'a', limit: '1' }),
-		}),
-	},
-	trigger: {
-		node: 'fireAutomation',
-		parameters: { event: 'bench', payload: 'item', options: {} },
-		peer: (url: string) => ({
-			method: 'POST',
-			url: `${url}/trigger/bench`,
-			...bearer,
-			...{ sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: '={{ $json }}' },
-		}),
-	},
-	museum: {
-		node: 'museumObjectSearch',
-		parameters: { q: '={{ $json.q }}', limit: 10, options: {} },
-		peer: (url: string) => ({
-			method: 'GET',
-			url: `${url}/object`,
-			...bearer,
-			...sendQuery({ q: '={{ $json.q }}', limit: '10' }),
-		}),
-	},
-};
-type Kind = keyof typeof KINDS;
 
 /** Webhook → Split Out (the posted items) → `node`, answering when the last node is done. */
 function workflow(id: string, node: Record<string, unknown>): WorkflowJson & { id: string } {
@@ -115,12 +74,11 @@ async function main(): Promise<number> {
 	};
 	for (const s of Object.values(services)) s.setMode({ delayMs: 50 });
 	const data = { apiKey: DEFAULT_API_KEY, sendKeyToQuotes: false };
-	for (const kind of Object.keys(services) as Kind[])
-		Object.assign(data, { [`${kind}Url`]: services[kind].url });
-	const workflows = (Object.keys(KINDS) as Kind[]).flatMap((kind) => {
-		const { node, parameters, peer } = KINDS[kind];
-		const type = `n8n-nodes-triptych.${node}`;
-		const typeVersion = newest[node];
+	for (const kind of KINDS) Object.assign(data, { [OURS[kind].urlField]: services[kind].url });
+	const workflows = KINDS.flatMap((kind) => {
+		const { type: name, parameters } = OURS[kind];
+		const type = `n8n-nodes-triptych.${name}`;
+		const typeVersion = newest[name];
 		const credentials = { triptychApi: CREDENTIAL };
 		// 4.2: the newest HTTP Request node n8n 1.x has, so --n8n=1.85.4 runs the same workflows
 		const http = { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2 };
@@ -128,7 +86,7 @@ async function main(): Promise<number> {
 			workflow(`bench${kind}ours`.padEnd(16, '0'), { type, typeVersion, parameters, credentials }),
 			workflow(`bench${kind}peer`.padEnd(16, '0'), {
 				...http,
-				parameters: { ...peer(services[kind].url), options: {} },
+				parameters: { ...peerParameters(kind, services[kind].url), options: {} },
 				onError: 'continueRegularOutput',
 			}),
 		];
@@ -154,27 +112,24 @@ async function main(): Promise<number> {
 		if (result.code !== 0) fail(`activating ${id}: ${result.stderr.slice(-2000)}`);
 	}
 	const app = await startN8n(env, 'Bench');
-	// n8n registers the published workflows' webhooks after it answers: until then they answer 404 and run nothing
-	for (const { id } of workflows)
+	const body = JSON.stringify(items(ITEMS));
+	/** A webhook call; n8n answers 404, running nothing, until it has registered the published workflows' webhooks */
+	const call = async (id: string) =>
 		await waitFor(`the webhook of ${id}`, 30_000, async () => {
-			const res = await fetch(`${app.base}/webhook/${id}`, { method: 'OPTIONS' });
-			return res.status === 404 ? undefined : true;
+			const started = performance.now();
+			const res = await fetch(`${app.base}/webhook/${id}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body,
+				signal: AbortSignal.timeout(60_000),
+			});
+			await res.text();
+			return res.status === 404 ? undefined : { res, ms: performance.now() - started };
 		});
-	const body = JSON.stringify(
-		Array.from({ length: ITEMS }, (_, n) => ({ n, q: ['art', 'blue', 'river', 'woman'][n % 4] })),
-	);
 	/** One execution through its webhook: ms from call to answer; all items must have reached the service */
 	const execute = async (id: string, kind: Kind) => {
 		const before = services[kind].requests.length;
-		const started = performance.now();
-		const res = await fetch(`${app.base}/webhook/${id}`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body,
-			signal: AbortSignal.timeout(60_000),
-		});
-		await res.text();
-		const ms = performance.now() - started;
+		const { res, ms } = await call(id);
 		const sent = services[kind].requests.length - before;
 		if (!res.ok || sent < ITEMS) fail(`${id}: HTTP ${res.status}, ${sent} requests`);
 		return ms;
@@ -182,7 +137,7 @@ async function main(): Promise<number> {
 	let missed = 0;
 	try {
 		log(`n8n ${VERSION}, ${ITEMS} items, services at 50 ms, ${PAIRS} warm pairs per node`);
-		for (const kind of Object.keys(KINDS) as Kind[]) {
+		for (const kind of KINDS) {
 			const [ours, peer] = workflows
 				.filter((w) => w.id.startsWith(`bench${kind}`))
 				.map((w) => w.id);

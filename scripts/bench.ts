@@ -27,11 +27,11 @@ import {
 	startQuotesServer,
 	startTriggerServer,
 } from '../test/servers';
+import { type Kind, OURS, items, peerParameters } from './bench/workloads';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const START = 'Start';
-const auth = `Bearer ${DEFAULT_API_KEY}`;
 
 interface Row {
 	case: string;
@@ -51,7 +51,6 @@ const pct = (part: number, whole: number) => (whole ? (100 * part) / whole : Inf
 
 // ------------------------------------------------------------------------------------------------ the workloads
 
-type Kind = 'quotes' | 'trigger' | 'museum';
 const records = generateMuseumRecords(2_000);
 
 async function service(kind: Kind, rateLimit?: RateLimit, delayMs = 0) {
@@ -67,66 +66,27 @@ async function service(kind: Kind, rateLimit?: RateLimit, delayMs = 0) {
 	return server;
 }
 
-const items = (n: number, from = 0) =>
-	Array.from({ length: n }, (_, i) => ({
-		n: from + i,
-		q: ['art', 'blue', 'river', 'woman'][i % 4],
-	}));
-
 /** Each node's newest version (read before the cases run) */
 let newest: Record<string, number> = {};
 
 /** The node of this package for `kind`, as a node added to a workflow is: its newest version, its defaults. */
 function ours(kind: Kind, url: string) {
-	const [type, params, field] = {
-		quotes: ['quoteTags', { q: 'a', limit: 1, options: {} }, 'quotesUrl'],
-		trigger: ['fireAutomation', { event: 'bench', payload: 'item', options: {} }, 'triggerUrl'],
-		museum: ['museumObjectSearch', { q: '={{ $json.q }}', limit: 10, options: {} }, 'museumUrl'],
-	}[kind] as [string, IDataObject, string];
+	const { type, parameters, urlField } = OURS[kind];
 	const credentials = {
-		triptychApi: { apiKey: DEFAULT_API_KEY, [field]: url, sendKeyToQuotes: false },
+		triptychApi: { apiKey: DEFAULT_API_KEY, [urlField]: url, sendKeyToQuotes: false },
 	};
 	const typeVersion = newest[type];
-	const wf = chain(manualTrigger(START), workflowNode(type, 'Node', params, { typeVersion }));
+	const wf = chain(manualTrigger(START), workflowNode(type, 'Node', parameters, { typeVersion }));
 	return { wf, credentials };
 }
 
 /** n8n's HTTP Request node making the same request per item, On Error → Continue (its errors become items). */
 function peer(kind: Kind, url: string) {
-	const headers = {
-		sendHeaders: true,
-		headerParameters: { parameters: [{ name: 'Authorization', value: auth }] },
-	};
-	const query = (q: Record<string, string>) => ({
-		sendQuery: true,
-		queryParameters: { parameters: Object.entries(q).map(([name, value]) => ({ name, value })) },
-	});
-	const params: IDataObject = {
-		quotes: { method: 'GET', url: `${url}/tags`, ...query({ q: 'a', limit: '1' }) },
-		trigger: {
-			method: 'POST',
-			url: `${url}/trigger/bench`,
-			...headers,
-			sendBody: true,
-			contentType: 'json',
-			specifyBody: 'json',
-			jsonBody: '={{ $json }}',
-		},
-		museum: {
-			method: 'GET',
-			url: `${url}/object`,
-			...headers,
-			...query({ q: '={{ $json.q }}', limit: '10' }),
-		},
-	}[kind];
 	const http = workflowNode(
 		'n8n-nodes-base.httpRequest',
 		'Node',
-		{ ...params, options: {} },
-		{
-			typeVersion: 4.5,
-			onError: 'continueRegularOutput',
-		},
+		{ ...peerParameters(kind, url), options: {} },
+		{ typeVersion: 4.5, onError: 'continueRegularOutput' },
 	);
 	return { wf: chain(manualTrigger(START), http), credentials: {} };
 }
