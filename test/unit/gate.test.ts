@@ -205,6 +205,12 @@ describe('Gate', () => {
 		expect(gate().state.limit).toBe(Budget.GROWTH * K);
 	});
 
+	test('however many runs share it, the budget never lets more than 256 be in flight to one service', async () => {
+		const { gate, round } = rounds(4096);
+		for (let r = 0; r < 8; r++) await round(RT);
+		expect(gate().state.limit).toBe(256);
+	});
+
 	test('a step taken back is tried again when the next run starts (the slow round may have been a busy machine)', async () => {
 		const { gate, round, clock, end } = rounds(256);
 		for (let r = 0; r < steps.length; r++) await round(RT);

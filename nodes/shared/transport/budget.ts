@@ -47,6 +47,11 @@ export class Budget {
 	 * refuses only as many as are in flight.
 	 */
 	static readonly ROUND_MS = 100;
+	/**
+	 * The most in flight to one service from the process, whatever the runs' Concurrency adds up to: the most one run
+	 * may have, so the answers being read take at most that many Max Response Sizes of memory.
+	 */
+	static readonly MOST = 256;
 
 	limit = Budget.START;
 	inFlight = 0;
@@ -183,7 +188,7 @@ export class Budget {
 				this.round = newRound(clock, this.waiting.length > 0);
 			}
 		} else if (signal === 'ok' && (this.limit + 1 < this.hold.level || clock > this.hold.until)) {
-			this.limit = Math.min(this.ceiling.level, this.limit + 1 / this.limit);
+			this.limit = Math.min(this.ceiling.level, Budget.MOST, this.limit + 1 / this.limit);
 			this.cutAt = undefined;
 		}
 		// once the requests are paced, a 429 is the pace's business (a rate), not a sign of too many in flight
@@ -235,6 +240,7 @@ export class Budget {
 			this.ceiling.level,
 			this.limit < Budget.KEPT ? Budget.KEPT : Infinity,
 			this.limit * factor,
+			Budget.MOST,
 		);
 		this.cutAt = undefined;
 	}
