@@ -2,7 +2,7 @@
 import { Buffer } from 'node:buffer';
 import type { IConnections, INode, INodeType } from 'n8n-workflow';
 
-import { loadPackage, logs, runWorkflow, useServer } from './harness/engine';
+import { loadPackage, logs, newestVersions, runWorkflow, useServer } from './harness/engine';
 import { keySightings } from './museum/setup';
 import { REAL_EXAMPLES, loadMuseumRecords, loadQuoteTags, startRealServices } from './servers';
 import {
@@ -59,6 +59,19 @@ describe('example workflows', () => {
 			expect(ref).toEqual({ id: PLACEHOLDER_CREDENTIAL_ID, name: 'Triptych API account' });
 		expect(JSON.stringify(wf)).not.toContain(services.apiKey);
 	});
+
+	// a user who imports an example gets the node as a new one added in the editor is: its newest version
+	test.each(FILES.filter(([, file]) => file.startsWith('examples/')))(
+		'%s (%s) uses each node at its newest version',
+		async (_key, file) => {
+			const newest = await newestVersions();
+			const nodes = readWorkflow(file).nodes.filter((n) =>
+				n.type.startsWith('n8n-nodes-triptych.'),
+			);
+			for (const n of nodes)
+				expect([n.name, n.typeVersion]).toEqual([n.name, newest[n.type.split('.')[1]]]);
+		},
+	);
 
 	// n8n drops parameters a node does not declare: a renamed parameter would silently fall back to its default
 	test.each(FILES)('%s (%s) uses only parameters the built nodes declare', async (_key, file) => {
