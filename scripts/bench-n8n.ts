@@ -1,35 +1,47 @@
 /**
- * `npm run bench:n8n`: the warm run in a real n8n, where the HTTP Request node's own work per request shows (in
- * `npm run bench` it shares one process with the services and the engine, and n8n's request path sets both nodes'
- * time). The packed package in the end-to-end check's n8n (`n8n start`, installed once into ~/.cache/triptych-e2e);
- * per node, two webhook workflows (Webhook → Split Out of 300 items → the node, answering when done): this package's
- * node at its newest version with its defaults, and the HTTP Request node. The services run at 50 ms in this process.
- * A cold run first, then pairs of warm runs back to back; each pair's ratio of the two times from webhook call to
- * answer. Exits 1 when a node's median misses 0.7×. Options: --n8n=2.41.1, BENCH_PAIRS=7.
+ * `npm run bench:n8n`: the packed package in the end-to-end check's n8n (installed once into ~/.cache/triptych-e2e),
+ * called through webhooks (Webhook → Split Out of the posted items → the node, answering when done) as users' load
+ * arrives; the services run in this process. Two cases:
+ *
+ * - **warm**: per node, 300 items at 50 ms latency, a cold run, then pairs of warm runs back to back against the
+ *   HTTP Request node (where its own work per request shows: in `npm run bench` it shares one process with the
+ *   services, and n8n's request path sets both nodes' time); each pair's ratio, target ≤ 0.7× (median).
+ * - **crowd**: 40 webhook executions × 5 items at once, Fire Automation with its defaults against 20/s burst 10,
+ *   twice (the budget cold, then as the first left it), then the HTTP Request node once: failed items, deliveries,
+ *   refusals per accepted request, the busiest second at the service, time against the ideal.
+ *
+ * Exits 1 when a target is missed. Options: --n8n=2.41.1; --queue: queue mode, two workers (`n8n worker`, Redis from
+ * Debian's redis-server), the crowd only; BENCH_PAIRS=7; BENCH_ONLY=warm|crowd.
  */
 import path from 'node:path';
 
 import type { WorkflowJson } from './e2e/scenarios';
 import { fail, log, runMain, waitFor } from './e2e/checks';
-import { pack, prepare, startN8n, writeJson } from './e2e/instance';
-import { installN8n, killAll, n8nBin, run } from './e2e/n8n';
+import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import { background, freePort, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import { newestVersions } from '../test/harness/engine';
 import { type Kind, OURS, items, peerParameters } from './bench/workloads';
 import {
 	DEFAULT_API_KEY,
+	type RateLimit,
 	generateMuseumRecords,
 	startMuseumServer,
 	startQuotesServer,
 	startTriggerServer,
 } from '../test/servers';
 
-const VERSION = /^--n8n=(.+)$/.exec(process.argv[2] ?? '')?.[1] ?? '2.41.1';
+const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}`));
+const VERSION = flag('n8n=')?.split('=')[1] ?? '2.41.1';
+const QUEUE = flag('queue') !== undefined;
+const ONLY = QUEUE ? 'crowd' : (process.env.BENCH_ONLY ?? '');
 const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 7));
 const ITEMS = 300;
 const KINDS: Kind[] = ['quotes', 'trigger', 'museum'];
 const TARGET = 0.7;
+const CROWD = { executions: 40, items: 5, limit: { perSecond: 20, burst: 10 } satisfies RateLimit };
 const WORK = path.join(__dirname, '..', '.tmp', 'bench-n8n');
 const CREDENTIAL = { id: 'benchTriptych001', name: 'Triptych (bench)' };
+const CROWD_CREDENTIAL = { id: 'benchTriptych002', name: 'Triptych (bench crowd)' };
 
 /** Webhook → Split Out (the posted items) → `node`, answering when the last node is done. */
 function workflow(id: string, node: Record<string, unknown>): WorkflowJson & { id: string } {
@@ -63,41 +75,83 @@ function workflow(id: string, node: Record<string, unknown>): WorkflowJson & { i
 	} as unknown as WorkflowJson & { id: string };
 }
 
+/** Queue mode: Redis on a free port, n8n's settings for it; `workers` starts two workers once n8n has started. */
+async function queueMode(env: Env) {
+	const port = await freePort();
+	const redis = background(
+		'redis-server',
+		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+		{ cwd: env.userFolder, logFile: path.join(env.userFolder, 'redis.log') },
+	);
+	Object.assign(env.vars, {
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(port),
+	});
+	const workers = async () =>
+		await Promise.all(
+			[1, 2].map(async (w) =>
+				background(env.runtime.node, [n8nBin(VERSION), 'worker'], {
+					env: { ...env.vars, N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
+					cwd: env.userFolder,
+					logFile: path.join(env.userFolder, `n8n-worker-${w}.log`),
+				}),
+			),
+		);
+	return { redis, workers };
+}
+
 async function main(): Promise<number> {
 	const newest = await newestVersions();
 	const install = await installN8n(VERSION, log);
-	const env = await prepare(install, await pack(WORK), path.join(WORK, `n8n-${VERSION}`));
+	const name = `n8n-${VERSION}${QUEUE ? '-queue' : ''}`;
+	const env = await prepare(install, await pack(WORK), path.join(WORK, name));
+	const queue = QUEUE ? await queueMode(env) : undefined;
 	const services = {
 		quotes: await startQuotesServer(),
 		trigger: await startTriggerServer(),
 		museum: await startMuseumServer({ records: generateMuseumRecords(2000) }),
 	};
+	const crowdService = await startTriggerServer();
 	for (const s of Object.values(services)) s.setMode({ delayMs: 50 });
 	const data = { apiKey: DEFAULT_API_KEY, sendKeyToQuotes: false };
 	for (const kind of KINDS) Object.assign(data, { [OURS[kind].urlField]: services[kind].url });
-	const workflows = KINDS.flatMap((kind) => {
-		const { type: name, parameters } = OURS[kind];
-		const type = `n8n-nodes-triptych.${name}`;
-		const typeVersion = newest[name];
-		const credentials = { triptychApi: CREDENTIAL };
-		// 4.2: the newest HTTP Request node n8n 1.x has, so --n8n=1.85.4 runs the same workflows
-		const http = { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2 };
-		return [
-			workflow(`bench${kind}ours`.padEnd(16, '0'), { type, typeVersion, parameters, credentials }),
-			workflow(`bench${kind}peer`.padEnd(16, '0'), {
-				...http,
-				parameters: { ...peerParameters(kind, services[kind].url), options: {} },
-				onError: 'continueRegularOutput',
-			}),
-		];
+	const typeOf = (kind: Kind) => ({
+		type: `n8n-nodes-triptych.${OURS[kind].type}`,
+		typeVersion: newest[OURS[kind].type],
+		parameters: OURS[kind].parameters,
 	});
+	// 4.2: the newest HTTP Request node n8n 1.x has, so --n8n=1.85.4 runs the same workflows
+	const http = (kind: Kind, url: string) => ({
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		parameters: { ...peerParameters(kind, url), options: {} },
+		onError: 'continueRegularOutput',
+	});
+	const workflows = [
+		...KINDS.flatMap((kind) => [
+			workflow(`bench${kind}ours`.padEnd(16, '0'), {
+				...typeOf(kind),
+				credentials: { triptychApi: CREDENTIAL },
+			}),
+			workflow(`bench${kind}peer`.padEnd(16, '0'), http(kind, services[kind].url)),
+		]),
+		workflow('benchcrowdours00', {
+			...typeOf('trigger'),
+			credentials: { triptychApi: CROWD_CREDENTIAL },
+		}),
+		workflow('benchcrowdpeer00', http('trigger', crowdService.url)),
+	];
 	const cli = (args: string[]) =>
 		run(env.runtime.node, [n8nBin(VERSION), ...args], {
 			env: env.vars,
 			cwd: env.userFolder,
 			timeoutMs: 180_000,
 		});
-	const credentials = [{ ...CREDENTIAL, type: 'triptychApi', data }];
+	const credentials = [
+		{ ...CREDENTIAL, type: 'triptychApi', data },
+		{ ...CROWD_CREDENTIAL, type: 'triptychApi', data: { ...data, triggerUrl: crowdService.url } },
+	];
 	for (const [command, list] of [
 		['import:credentials', credentials],
 		['import:workflow', workflows],
@@ -112,51 +166,117 @@ async function main(): Promise<number> {
 		if (result.code !== 0) fail(`activating ${id}: ${result.stderr.slice(-2000)}`);
 	}
 	const app = await startN8n(env, 'Bench');
-	const body = JSON.stringify(items(ITEMS));
+	const workers = (await queue?.workers()) ?? [];
 	/** A webhook call; n8n answers 404, running nothing, until it has registered the published workflows' webhooks */
-	const call = async (id: string) =>
+	const call = async (id: string, body: string) =>
 		await waitFor(`the webhook of ${id}`, 30_000, async () => {
 			const started = performance.now();
 			const res = await fetch(`${app.base}/webhook/${id}`, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
 				body,
-				signal: AbortSignal.timeout(60_000),
+				signal: AbortSignal.timeout(120_000),
 			});
 			await res.text();
 			return res.status === 404 ? undefined : { res, ms: performance.now() - started };
 		});
-	/** One execution through its webhook: ms from call to answer; all items must have reached the service */
+
+	/** One warm-case execution through its webhook: ms from call to answer; all items must have reached the service */
 	const execute = async (id: string, kind: Kind) => {
 		const before = services[kind].requests.length;
-		const { res, ms } = await call(id);
+		const { res, ms } = await call(id, JSON.stringify(items(ITEMS)));
 		const sent = services[kind].requests.length - before;
 		if (!res.ok || sent < ITEMS) fail(`${id}: HTTP ${res.status}, ${sent} requests`);
 		return ms;
 	};
-	let missed = 0;
-	try {
-		log(`n8n ${VERSION}, ${ITEMS} items, services at 50 ms, ${PAIRS} warm pairs per node`);
+	async function warm() {
+		let missed = 0;
+		log(`warm: n8n ${VERSION}, ${ITEMS} items, services at 50 ms, ${PAIRS} warm pairs per node`);
 		for (const kind of KINDS) {
-			const [ours, peer] = workflows
-				.filter((w) => w.id.startsWith(`bench${kind}`))
-				.map((w) => w.id);
+			const [ours, peer] = [`bench${kind}ours`, `bench${kind}peer`].map((id) => id.padEnd(16, '0'));
 			await execute(peer, kind); // n8n's own first-run work, out of the way
 			const cold = await execute(ours, kind);
 			const ratios: number[] = [];
 			for (let i = 0; i < PAIRS; i++)
 				ratios.push((await execute(ours, kind)) / (await execute(peer, kind)));
-			const sorted = [...ratios].sort((a, b) => a - b);
-			const median = sorted[Math.floor(sorted.length / 2)];
+			const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
 			if (median > TARGET) missed++;
 			const all = ratios.map((r) => `${r.toFixed(2)}×`).join(' ');
 			log(
 				`${median <= TARGET ? '✓' : '✗'} ${kind}: warm ${median.toFixed(2)}× the HTTP Request node (${all}); cold ${cold.toFixed(0)} ms; target ≤ ${TARGET}×`,
 			);
 		}
+		return missed;
+	}
+
+	/** 40 executions × 5 items at once; what the service saw */
+	async function crowdRun(id: string) {
+		crowdService.reset();
+		crowdService.setMode({ rateLimit: CROWD.limit });
+		const started = Date.now();
+		const runs = await Promise.all(
+			Array.from({ length: CROWD.executions }, async (_, e) => {
+				const body = JSON.stringify(items(CROWD.items, CROWD.items * e));
+				const { res } = await call(id, body);
+				return { ok: res.ok, end: Date.now() - started };
+			}),
+		);
+		const at = crowdService.requests.map((q) => q.at).sort((a, b) => a - b);
+		// from the first request at the service, as in \`npm run bench\`: n8n's own start of the executions apart
+		const ms = Date.now() - at[0];
+		let busiest = 0;
+		for (let i = 0, j = 0; i < at.length; i++) {
+			while (at[i] - at[j] >= 1000) j++;
+			busiest = Math.max(busiest, i - j + 1);
+		}
+		const refused = crowdService.rateLimited;
+		const accepted = at.length - refused;
+		const delivered = crowdService.deliveries.map((d) => (d.body as { n: number }).n);
+		const ends = runs.map((r) => r.end).sort((a, b) => a - b);
+		const n = CROWD.executions * CROWD.items;
+		const ideal = (1000 * (n - CROWD.limit.burst)) / CROWD.limit.perSecond;
+		return {
+			failed: runs.filter((r) => !r.ok).length * CROWD.items,
+			once: delivered.length === n && new Set(delivered).size === n,
+			delivered: delivered.length,
+			share: (100 * refused) / Math.max(1, accepted),
+			refused,
+			busiest,
+			ratio: ms / ideal,
+			startMs: at[0] - started,
+			slowest: ends[ends.length - 1] / ends[Math.floor(ends.length / 2)],
+		};
+	}
+	async function crowd() {
+		const how = QUEUE ? 'queue mode, 2 workers' : 'one n8n process';
+		log(
+			`crowd: n8n ${VERSION}, ${how}, ${CROWD.executions} executions × ${CROWD.items} items, 20/s burst 10`,
+		);
+		let missed = 0;
+		for (const which of ['budget cold', 'budget as the first run left it']) {
+			const r = await crowdRun('benchcrowdours00');
+			const ok = r.failed === 0 && r.once && r.ratio <= 1.2 && r.share <= 5 && r.slowest <= 3;
+			if (!ok) missed++;
+			log(
+				`${ok ? '✓' : '✗'} Fire Automation, ${which}: ${r.failed} failed items, ${r.delivered} deliveries${r.once ? ', each once' : ''}, ${r.share.toFixed(1)}% refused per accepted, busiest second ${r.busiest} requests, ${r.ratio.toFixed(2)}× the ideal (from the first request, ${r.startMs} ms after the first call), slowest execution ${r.slowest.toFixed(2)}× the median; targets 0, each once, ≤ 5%, ≤ 1.2×, ≤ 3×`,
+			);
+		}
+		const p = await crowdRun('benchcrowdpeer00');
+		log(
+			`· HTTP Request node: ${p.refused} of ${CROWD.executions * CROWD.items} items failed (refused), busiest second ${p.busiest} requests`,
+		);
+		return missed;
+	}
+
+	let missed = 0;
+	try {
+		if (!ONLY || ONLY === 'warm') missed += await warm();
+		if (!ONLY || ONLY === 'crowd') missed += await crowd();
 	} finally {
 		await app.server.stop();
-		await Promise.all(Object.values(services).map(async (s) => await s.close()));
+		await Promise.all(workers.map(async (w) => await w.stop()));
+		await queue?.redis.stop();
+		await Promise.all([...Object.values(services), crowdService].map(async (s) => await s.close()));
 		killAll();
 	}
 	return missed ? 1 : 0;
