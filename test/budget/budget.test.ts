@@ -1,7 +1,8 @@
 /**
  * One budget per service in the n8n process, through n8n's engine against loopback services with real limiters,
- * counted at the server: shared by concurrent executions, remembered by the next run, each run with its own Stop and
- * fair turns, paced by every quota-header shape (malformed ones ignored), and every limiter shape without headers.
+ * counted at the server: shared by concurrent executions, remembered by the next run and forgotten when long unused,
+ * each run with its own Stop and fair turns, paced by every quota-header shape (malformed ones ignored), and every
+ * limiter shape without headers.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -61,6 +62,22 @@ test('a warm run starts where the last left off: what a cap of 8 in flight taugh
 	expect(refused).toBeGreaterThan(0);
 	expect((await run(server, 40)).failed).toBe(0);
 	expect(server.rateLimited).toBe(refused);
+});
+
+test('a budget unused for a quarter of an hour is forgotten: the next run learns the service anew', async () => {
+	const server = await service({ inFlight: 8 }, 50);
+	expect((await run(server, 80)).failed).toBe(0);
+	const refused = server.rateLimited;
+	expect(refused).toBeGreaterThan(0);
+	const now = Date.now.bind(Date);
+	const later = jest.spyOn(Date, 'now').mockImplementation(() => now() + 16 * 60_000);
+	try {
+		expect((await run(server, 80)).failed).toBe(0);
+	} finally {
+		later.mockRestore();
+	}
+	// it started from a few in flight again, and the cap refused it as it refused the first run
+	expect(server.rateLimited).toBeGreaterThan(refused);
 });
 
 test('Stop of one execution: its waiting requests leave, the other execution goes on to the end', async () => {
