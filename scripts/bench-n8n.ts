@@ -77,6 +77,9 @@ function workflow(id: string, node: Record<string, unknown>): WorkflowJson & { i
 
 /** Queue mode: Redis on a free port, n8n's settings for it; `workers` starts two workers once n8n has started. */
 async function queueMode(env: Env) {
+	const version = await run('redis-server', ['--version'], { timeoutMs: 10_000 });
+	if (version.code !== 0)
+		fail('queue mode needs redis-server (Debian: apt-get install redis-server)');
 	const port = await freePort();
 	const redis = background(
 		'redis-server',
@@ -222,7 +225,7 @@ async function main(): Promise<number> {
 			}),
 		);
 		const at = crowdService.requests.map((q) => q.at).sort((a, b) => a - b);
-		// from the first request at the service, as in \`npm run bench\`: n8n's own start of the executions apart
+		// from the first request at the service, as in `npm run bench`: n8n's own start of the executions apart
 		const ms = Date.now() - at[0];
 		let busiest = 0;
 		for (let i = 0, j = 0; i < at.length; i++) {
