@@ -103,11 +103,12 @@ describe('Pace', () => {
 		},
 	);
 
-	test('a first burst counted too high (the bucket refilled while the first requests went out) is corrected by the first refused bunch, not read as a slow rate', () => {
+	test('a first burst counted too high (the bucket refilled while the first requests went out): the bunch after the pause goes no faster, and the refill is not read as a slow rate', () => {
 		// 100/s, burst 20; the first requests go one per 3 ms: the service accepts 28 before its bucket is empty, so
-		// the first count says 28, and the bunch after the pause (22 at once) meets a bucket of 20
+		// the first count says 28; at once, the bunch after the pause would meet a bucket of 20
 		const run = simulate({ perSecond: 100, burst: 20 }, 30_000, { firstWaveSpacingMs: 3 });
-		expect(run.pace.burst).toBe(20);
+		expect(run.within(run.refused, 1000, 2000)).toBe(0);
+		expect(run.pace.burst).toBeLessThanOrEqual(21);
 		expect(run.within(run.accepted, 10_000) / 20).toBeGreaterThanOrEqual(85);
 		expect(run.within(run.refused, 10_000)).toBeLessThanOrEqual(2);
 	});
@@ -156,6 +157,16 @@ describe('Pace', () => {
 		// settled at the new rate within 5 s: from then on only the creep's rare 429s (one per 20 s or so)
 		expect(refusedAfterChange.filter((t) => t >= 25_000).length).toBeLessThanOrEqual(3);
 		expect(acceptedLate / 30).toBeGreaterThanOrEqual(8);
+	});
+
+	test('a limit lowered a little (100/s → 95/s): the fit that the refused pace brings replaces the higher one', () => {
+		const run = simulate(
+			{ perSecond: 100, burst: 20, then: { ms: 20_000, limit: { perSecond: 95, burst: 20 } } },
+			80_000,
+		);
+		// kept, the fit from before would pace at about 97/s and be refused every few seconds
+		expect(run.within(run.refused, 30_000)).toBeLessThanOrEqual(3);
+		expect(run.within(run.accepted, 30_000) / 50).toBeGreaterThanOrEqual(0.9 * 95);
 	});
 });
 
@@ -258,12 +269,15 @@ describe('windows', () => {
 		);
 		pace.refused(first[10], 110, 1110);
 		// the bunch after the pause, answered 100 ms later; the probe a quarter window after it, refused
+		// (as fast as the first went: one per ms)
+		let at = 1110;
 		const bunch = Array.from({ length: 10 }, () => {
-			expect(pace.delay(1110)).toBe(0);
-			pace.take(1110);
-			return Object.assign(pace.record(1110), { outcome: 'ok', answered: 1210 });
+			at += pace.delay(at);
+			pace.take(at);
+			return Object.assign(pace.record(at), { outcome: 'ok', answered: at + 100 });
 		});
-		const probeAt = 1110 + pace.delay(1110);
+		expect(at).toBeLessThanOrEqual(1120);
+		const probeAt = at + pace.delay(at);
 		pace.take(probeAt);
 		Object.assign(pace.record(probeAt), { outcome: 'refused', answered: probeAt + 100 });
 		// the window is 10 per 1,010 ms (the pause from when the 11th left, since the first): the next bunch goes a

@@ -29,16 +29,17 @@ const agree = (low: number, high: number) => low > 0 && low <= 1.05 * high;
  * - **Burst**: the requests accepted in the second before the first refused one; a 429 among the first burst's worth
  *   sent after a later pause sets it to what the service took of them. Once a bucket's rate is fitted, what it
  *   refilled while that bunch went out is taken off.
- * - **Window**: the first bunch and the pause after it: `burst` per that long. The bunch after a pause, refused, sets
- *   both anew from what the service took of it (fewer, or a slow bucket's refill); a request refused later only grows
- *   the window 3% (it reached the service sooner than it left here). Once, a quarter window after a whole bunch sent
- *   since the pause, one more request probes: a window refuses it, a bucket takes it.
+ * - **Window**: the first bunch and the pause after it: `burst` per that long, sent no faster than the service took
+ *   them (a bucket refilled meanwhile). The bunch after a pause, refused, sets both anew from what the service took
+ *   of it (fewer, or a slow bucket's refill); a request refused later only grows the window 3% (it reached the
+ *   service sooner than it left here). Once, a quarter window after a whole bunch sent since the pause, one more
+ *   request probes: a window refuses it, a bucket takes it.
  * - **Discovery**: a bucket's pace starts at `burst / pause` per second and grows fourfold every second to a 429.
  * - **Fit**: a 429 while pacing shows the bucket empty again, after the last request sent before the pause (those
  *   sent after the refused one took any token that refilled). Between two empty moments, the lowest refill rate under
  *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
- *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept, and bounds that
- *   disagree go back to discovering.
+ *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept (unless it was the
+ *   pace refused), and bounds that disagree go back to discovering.
  * - Our side is a token bucket (GCRA) a fifth smaller than the service's: after a pause, most of a burst goes at once.
  */
 export class Pace {
@@ -126,7 +127,10 @@ export class Pace {
 			.map((t) => t.answered ?? Infinity)
 			.filter((at) => at > now - this.window!)
 			.sort((x, y) => x - y);
-		if (inWindow.length < b) return 0;
+		// the bunch goes out no faster than the one the service took: a bucket that refilled meanwhile takes it again
+		const spread = this.counted ? this.counted.ms / this.counted.n : 0;
+		if (inWindow.length < b)
+			return Math.max(0, this.resumedAt! + this.bunch(now).length * spread - now);
 		const free = inWindow[inWindow.length - b] + this.window! - now;
 		// until an answer tells: when the request that would leave the window reached the service, or the probe's verdict
 		if (free === Infinity || (this.probe && !this.probe.outcome)) return Infinity;
@@ -221,10 +225,11 @@ export class Pace {
 			this.fitted = false;
 		} else {
 			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
-			// keep the best estimate (a later, shorter stretch between two 429s gives a weaker one), unless the service
-			// refused faster than it allows: then the limit was lowered, and only the lower bound is sure
-			const below = this.best !== undefined && 1.05 * high < this.best;
-			if (below) this.best = low;
+			// the service refused faster than it allows: the limit was lowered, and only the lower bound is sure;
+			// it refused a fitted pace: that fit was too high; else keep the best estimate (a later, shorter stretch
+			// between two 429s gives a weaker one)
+			if (this.best !== undefined && 1.05 * high < this.best) this.best = low;
+			else if (this.fitted) this.best = estimate;
 			else this.best = Math.max(this.best ?? 0, estimate);
 			this.rate = Math.max(0.1, MARGIN * this.best);
 			this.fitted = true;
