@@ -125,6 +125,39 @@ test.each([1, 1.1])('Concurrency set on version %s holds', async (typeVersion) =
 	expect(server.maxInFlight).toBe(3);
 });
 
+test('two budgets on one service (two queue-mode workers, or two credentials): each learns its share, neither starves', async () => {
+	const limit = { perSecond: 20, burst: 10 };
+	const server = await service(limit);
+	const wf = (credential: string) =>
+		chain(
+			manualTrigger(TRIGGER),
+			node(
+				'quoteTags',
+				NODE,
+				{ q: 'a', limit: 1, options: {} },
+				{
+					credentials: { triptychApi: { id: credential, name: credential } },
+				},
+			),
+		);
+	const started = Date.now();
+	const results = await Promise.all(
+		['1', '2'].map(async (credential) => {
+			const result = await runWorkflow(wf(credential), {
+				credentials: {
+					triptychApi: { apiKey: 'k', quotesUrl: server.url, sendKeyToQuotes: false },
+				},
+				pinData: { [TRIGGER]: Array.from({ length: 100 }, (_, n) => ({ n })) },
+			});
+			return result.workflowError ? 0 : result.output(NODE).length;
+		}),
+	);
+	expect(results).toEqual([100, 100]);
+	// 200 at 20/s after a burst of 10: 9.5 s at best; two learners take about 1.5 times that, refused about 5%
+	expect(Date.now() - started).toBeLessThan(2.5 * 9500);
+	expect(server.rateLimited).toBeLessThanOrEqual(0.1 * 200);
+});
+
 test('fair turns: a run of 5 items is not stuck behind a run of 100', async () => {
 	const server = await service({ fixed: 20, windowMs: 500, headers: 'draft6' });
 	const [big, small] = await Promise.all([run(server, 100, 2), run(server, 5, 1)]);

@@ -159,7 +159,7 @@ describe('Pace', () => {
 		expect(acceptedLate / 30).toBeGreaterThanOrEqual(8);
 	});
 
-	test('a limit lowered a little (100/s → 95/s): the fit that the refused pace brings replaces the higher one', () => {
+	test('a limit lowered a little (100/s → 95/s): the estimate whose pace was refused comes down under it', () => {
 		const run = simulate(
 			{ perSecond: 100, burst: 20, then: { ms: 20_000, limit: { perSecond: 95, burst: 20 } } },
 			80_000,

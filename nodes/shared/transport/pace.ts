@@ -38,8 +38,8 @@ const agree = (low: number, high: number) => low > 0 && low <= 1.05 * high;
  * - **Fit**: a 429 while pacing shows the bucket empty again, after the last request sent before the pause (those
  *   sent after the refused one took any token that refilled). Between two empty moments, the lowest refill rate under
  *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
- *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept (unless it was the
- *   pace refused), and bounds that disagree go back to discovering.
+ *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept (one whose pace was
+ *   refused comes down 3%), and bounds that disagree go back to discovering.
  * - Our side is a token bucket (GCRA) a fifth smaller than the service's: after a pause, most of a burst goes at once.
  */
 export class Pace {
@@ -226,10 +226,11 @@ export class Pace {
 		} else {
 			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
 			// the service refused faster than it allows: the limit was lowered, and only the lower bound is sure;
-			// it refused a fitted pace: that fit was too high; else keep the best estimate (a later, shorter stretch
-			// between two 429s gives a weaker one)
+			// else keep the best estimate (a later, shorter stretch between two 429s gives a weaker one, and other
+			// clients of the service take their share of it), but one that set the pace refused was too high for the
+			// margin: it comes down by the margin, not below the new fit
 			if (this.best !== undefined && 1.05 * high < this.best) this.best = low;
-			else if (this.fitted) this.best = estimate;
+			else if (this.fitted) this.best = Math.max(estimate, MARGIN * this.best!);
 			else this.best = Math.max(this.best ?? 0, estimate);
 			this.rate = Math.max(0.1, MARGIN * this.best);
 			this.fitted = true;
