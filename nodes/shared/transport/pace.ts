@@ -227,8 +227,8 @@ export class Pace {
 			const estimate = Number.isFinite(high) ? (low + high) / 2 : low;
 			// the service refused faster than it allows: the limit was lowered, and only the lower bound is sure;
 			// else keep the best estimate (a later, shorter stretch between two 429s gives a weaker one, and other
-			// clients of the service take their share of it), but one that set the pace refused was too high for the
-			// margin: it comes down by the margin, not below the new fit
+			// clients of the service take their share of it); one whose pace was refused was too high for the margin,
+			// and comes down by it, not below the new fit
 			if (this.best !== undefined && 1.05 * high < this.best) this.best = low;
 			else if (this.fitted) this.best = Math.max(estimate, MARGIN * this.best!);
 			else this.best = Math.max(this.best ?? 0, estimate);
