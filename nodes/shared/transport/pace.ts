@@ -39,7 +39,7 @@ const agree = (low: number, high: number) => low > 0 && low <= 1.05 * high;
  *   sent after the refused one took any token that refilled). Between two empty moments, the lowest refill rate under
  *   which a bucket of `burst` could have accepted what the service accepted, and the highest under which the refused
  *   one found it empty, bound its rate: the pace is 97% of the middle, the best estimate is kept (one whose pace was
- *   refused comes down 3%), and bounds that disagree go back to discovering.
+ *   refused comes down by at most 3%), and bounds that disagree go back to discovering.
  * - Our side is a token bucket (GCRA) a fifth smaller than the service's: after a pause, most of a burst goes at once.
  */
 export class Pace {
@@ -128,7 +128,10 @@ export class Pace {
 			.filter((at) => at > now - this.window!)
 			.sort((x, y) => x - y);
 		// the bunch goes out no faster than the one the service took: a bucket that refilled meanwhile takes it again
-		const spread = this.counted ? this.counted.ms / this.counted.n : 0;
+		// (within half a window, so that the probe still comes before the bunch's first leaves a window)
+		const spread = this.counted
+			? Math.min(this.counted.ms / this.counted.n, this.window! / 2 / b)
+			: 0;
 		if (inWindow.length < b)
 			return Math.max(0, this.resumedAt! + this.bunch(now).length * spread - now);
 		const free = inWindow[inWindow.length - b] + this.window! - now;
