@@ -105,7 +105,8 @@ export function redactAll<T>(value: T, redact: (text: string) => string): T {
 
 /** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
 export function shown(text: string, redact: (text: string) => string, length = EXCERPT_LENGTH) {
-	return excerpt(redact(cut(text, MAX_TEXT * 2)), length);
+	// and once more after the excerpt decodes entities: an HTML-escaped key is whole again only then
+	return redact(excerpt(redact(cut(text, MAX_TEXT * 2)), length));
 }
 
 /**
@@ -241,7 +242,7 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 					];
 		case 'paused':
 			return [
-				`${cap(w.what)} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${ANNOUNCED_MINUTES} minutes` : `it asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
+				`${cap(w.what)} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${ANNOUNCED_MINUTES} minutes` : `the service asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
 				hint('429', w.label ?? 'address'),
 			];
 		default:

@@ -87,7 +87,11 @@ export class Limiter {
 	private slowStart = true;
 	private round = { answers: 0, full: false };
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
-	private quota?: { left: number; resetAt: number; limit?: number; seq: number };
+	/** The quota counted forward; `resetAt` undefined: a new window no answer has told the end of yet */
+	private quota?: { left: number; resetAt?: number; limit?: number; seq: number };
+	/** Requests sent and not answered yet, and those waiting for the next answer */
+	private onWire = 0;
+	private answers: Array<() => void> = [];
 	private pace?: Pace;
 	private sent = 0;
 	/** When recent answers were accepted, for the rate of the first 429 */
@@ -108,6 +112,8 @@ export class Limiter {
 				run.queue.push(resolve);
 				if (!this.waiting.includes(run)) this.waiting.push(run);
 				this.round.full = true;
+				// another run may be waiting only for its own Concurrency: free slots go to this one
+				this.wake();
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
@@ -120,6 +126,10 @@ export class Limiter {
 			const quota = this.quotaDelay(now);
 			if (paused > budgetMs)
 				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
+			if (quota === Infinity && paused <= 0) {
+				await this.nextAnswer(run.stop);
+				continue;
+			}
 			if (paused <= 0 && quota > 0 && announced + quota > announcedMs)
 				return this.giveBack(run, { ok: false, why: 'quota', waitMs: quota });
 			if (paused > 0 || quota > 0) {
@@ -133,6 +143,7 @@ export class Limiter {
 			await wait(slot.at - now, run.stop);
 		}
 		if (this.quota) this.quota.left--;
+		this.onWire++;
 		const ticket = { sentAt: Date.now(), level: this.inFlight, seq: ++this.sent };
 		return { ok: true, ticket, announcedMs: announced };
 	}
@@ -142,6 +153,7 @@ export class Limiter {
 		const now = Date.now();
 		run.inFlight = Math.max(0, run.inFlight - 1);
 		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
 		this.observe(quota, ticket);
 		if (verdict === 'ok') this.accepted.push(now);
@@ -151,7 +163,16 @@ export class Limiter {
 		if (verdict === 'rateLimited' && !this.quota) this.refused(ticket, now);
 		if (verdict === 'overloaded') this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(now);
+		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
+	}
+
+	/** Resolves at the next answer, or at Stop. */
+	private async nextAnswer(stop: Stopper): Promise<void> {
+		await new Promise<void>((resolve) => {
+			const off = stop.subscribe(resolve);
+			this.answers.push(() => (off(), resolve()));
+		});
 	}
 
 	/** A run stopped: its waiting requests leave the line at once. */
@@ -214,14 +235,22 @@ export class Limiter {
 		};
 	}
 
-	/** How long the quota holds a request back: until the reset while none is left. */
+	/**
+	 * How long the quota holds a request back: until the reset while none is left (Infinity: until the next answer
+	 * tells when a new window ends). A new window is full when its size is known, less the requests on their way;
+	 * when nothing is on its way, one request goes to learn it, so no wait is for an answer that cannot come.
+	 */
 	private quotaDelay(now: number): number {
 		const quota = this.quota;
 		if (!quota || quota.left > 0) return 0;
+		if (quota.resetAt === undefined) {
+			if (this.onWire > 0) return Infinity;
+			quota.left = 1;
+			return 0;
+		}
 		if (now < quota.resetAt) return quota.resetAt - now;
-		// a new window: full when its size is known, else one request goes to learn it
-		quota.left = Math.max(1, (quota.limit ?? 1) - this.inFlight);
-		quota.resetAt = now + MAX_WAIT_MS;
+		quota.left = Math.max(1, (quota.limit ?? 1) - this.onWire);
+		quota.resetAt = undefined;
 		return 0;
 	}
 
