@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
-import { CONCURRENCY_256_FROM, fireAutomationProperties } from './description';
+import { fireAutomationProperties } from './description';
 import { batchWindows, fireAutomationOperation } from './operation';
 
 /**
@@ -22,8 +22,7 @@ export class FireAutomation implements INodeType {
 		name: 'fireAutomation',
 		icon: { light: 'file:fireAutomation.svg', dark: 'file:fireAutomation.dark.svg' },
 		group: ['output'],
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		version: 1,
 		subtitle: '={{ $parameter["event"] ? "Fire: " + $parameter["event"] : "POST /trigger/" }}',
 		description: 'Fire an "if this then that" automation with an event name and a JSON payload',
 		defaults: { name: 'Fire Automation' },
@@ -63,10 +62,8 @@ export class FireAutomation implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(
-			this,
-			(client) => fireAutomationOperation(this, client, batchWindows(this)),
-			CONCURRENCY_256_FROM,
+		return await runNode(this, (client) =>
+			fireAutomationOperation(this, client, batchWindows(this)),
 		);
 	}
 }

@@ -95,9 +95,6 @@ export const LIMIT: NumberOption = {
 	hint: 'Sent as "limit" only when this option is added',
 };
 
-/** The node version from which Concurrency defaults to 256 */
-export const CONCURRENCY_256_FROM = 1.1;
-
 /** Concurrency, as it is true for firing automations. */
 export const FIRE_CONCURRENCY: NumberOption = {
 	...CONCURRENCY,
@@ -189,7 +186,7 @@ const optionsProperty: INodeProperties = optionsCollection([
 	},
 	numberProperty(LIMIT),
 	choiceProperty(QUERY_IN),
-	...requestOptions(MAX_ATTEMPTS_FIRE, CONCURRENCY_256_FROM, FIRE_CONCURRENCY),
+	...requestOptions(MAX_ATTEMPTS_FIRE, FIRE_CONCURRENCY),
 ]);
 
 export const fireAutomationProperties: INodeProperties[] = [

@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
-import { CONCURRENCY_256_FROM, museumObjectSearchProperties } from './description';
+import { museumObjectSearchProperties } from './description';
 import { museumOperation } from './operation';
 
 export class MuseumObjectSearch implements INodeType {
@@ -17,8 +17,7 @@ export class MuseumObjectSearch implements INodeType {
 		name: 'museumObjectSearch',
 		icon: { light: 'file:museum.svg', dark: 'file:museum.dark.svg' },
 		group: ['input'],
-		version: [1, 1.1, 1.2],
-		defaultVersion: 1.2,
+		version: 1,
 		subtitle:
 			'={{ ($parameter["q"] ? "Search: " + $parameter["q"] : (Object.keys($parameter["filters"] || {}).length ? "Filtered objects" : ($parameter["returnAll"] ? "All objects" : "Objects"))) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
 		description: "Search a museum's artworks by text, artist, classification, period or color",
@@ -53,10 +52,6 @@ export class MuseumObjectSearch implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(
-			this,
-			(client) => museumOperation(this, client, this.continueOnFail()),
-			CONCURRENCY_256_FROM,
-		);
+		return await runNode(this, (client) => museumOperation(this, client, this.continueOnFail()));
 	}
 }

@@ -12,9 +12,6 @@ import {
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { FILTERS } from './filters';
 
-/** The node version from which Concurrency defaults to 256 */
-export const CONCURRENCY_256_FROM = 1.2;
-
 export type Output = 'simplified' | 'raw' | 'selected';
 
 export const OUTPUT: ChoiceOption<Output> = {
@@ -133,20 +130,10 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 	choiceProperty(OUTPUT),
 	{
 		displayName: 'Selected Fields',
-		name: 'selectedFields',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. objectid, title, people, images.0.width',
-		displayOptions: { show: { output: ['selected'], '@version': [1] } },
-		description:
-			'Comma-separated record fields to output; a dot reaches into an object or list (e.g. images.0.width)',
-	},
-	{
-		displayName: 'Selected Fields',
 		name: 'selectedFieldList',
 		type: 'multiOptions',
 		default: [],
-		displayOptions: { show: { output: ['selected'], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		displayOptions: { show: { output: ['selected'] } },
 		description: "Record fields to output. The record's ID (objectid) is always kept.",
 		options: COMMON_FIELDS.map((name) => ({ name, value: name })),
 	},
@@ -156,7 +143,7 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. technique, images.0.width',
-		displayOptions: { show: { output: ['selected'], '@version': [{ _cnd: { gte: 1.1 } }] } },
+		displayOptions: { show: { output: ['selected'] } },
 		description:
 			'More record fields to output, comma-separated; a dot reaches into an object or list (e.g. images.0.width)',
 	},
@@ -269,6 +256,6 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 				'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
 		},
 		choiceProperty(SORT_ORDER),
-		...requestOptions(MAX_ATTEMPTS_READ, CONCURRENCY_256_FROM),
+		...requestOptions(MAX_ATTEMPTS_READ),
 	]),
 ];

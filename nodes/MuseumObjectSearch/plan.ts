@@ -67,7 +67,7 @@ function readFilterNames(ctx: IExecuteFunctions, i: number): Map<Filter, string>
 	return names;
 }
 
-/** Selected Fields and Other Fields (version 1.1 on), with the record's ID first whatever was chosen. */
+/** Selected Fields and Other Fields, with the record's ID first whatever was chosen. */
 function readSelection(ctx: IExecuteFunctions, i: number): string[] {
 	const chosen: unknown = parameter(ctx, 'selectedFieldList', i, []);
 	const list = Array.isArray(chosen) ? chosen : [chosen];
@@ -153,10 +153,7 @@ export function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean): Se
 	const output = readChoice(ctx, parameter(ctx, OUTPUT.name, i, OUTPUT.default), OUTPUT, i);
 	let selected: SearchPlan['selected'];
 	if (output === 'selected') {
-		const names =
-			ctx.getNode().typeVersion < 1.1
-				? toList(ctx, parameter(ctx, 'selectedFields', i, ''), 'Selected Fields', i)
-				: readSelection(ctx, i);
+		const names = readSelection(ctx, i);
 		if (!names.length) {
 			throw fieldError(
 				ctx,

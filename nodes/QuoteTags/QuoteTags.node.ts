@@ -8,7 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
-import { CONCURRENCY_256_FROM, quoteTagsProperties } from './description';
+import { quoteTagsProperties } from './description';
 import { quoteTagsOperation } from './operation';
 
 export class QuoteTags implements INodeType {
@@ -17,8 +17,7 @@ export class QuoteTags implements INodeType {
 		name: 'quoteTags',
 		icon: { light: 'file:quoteTags.svg', dark: 'file:quoteTags.dark.svg' },
 		group: ['input'],
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		version: 1,
 		subtitle:
 			'={{ ($parameter["q"] ? "Tags matching \\"" + $parameter["q"] + "\\"" : ($parameter["returnAll"] ? "All tags" : "Tags")) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
 		description:
@@ -43,6 +42,6 @@ export class QuoteTags implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(this, (client) => quoteTagsOperation(this, client), CONCURRENCY_256_FROM);
+		return await runNode(this, (client) => quoteTagsOperation(this, client));
 	}
 }

@@ -4,9 +4,6 @@ import type { ChoiceOption } from '../shared/fields';
 import { choiceProperty, returnAllOrLimit, sortOrder, optionsCollection } from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 
-/** The node version from which Concurrency defaults to 256 */
-export const CONCURRENCY_256_FROM = 1.1;
-
 export type SortField = 'name' | 'quoteCount' | 'dateAdded' | 'dateModified';
 
 export const SORT_BY: ChoiceOption<SortField> = {
@@ -39,7 +36,7 @@ export const quoteTagsProperties: INodeProperties[] = [
 	},
 	...returnAllOrLimit(),
 	optionsCollection([
-		...requestOptions(MAX_ATTEMPTS_READ, CONCURRENCY_256_FROM),
+		...requestOptions(MAX_ATTEMPTS_READ),
 		choiceProperty(SORT_BY),
 		choiceProperty(ORDER),
 	]),

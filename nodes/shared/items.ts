@@ -79,15 +79,14 @@ export async function runItems<P>(
 }
 
 /**
- * A node's `execute()`: one client for the run (with the node's Concurrency, whose default is 256 from its version
- * `since` on), its items run by `runItems`, the client closed at the end however the run ends.
+ * A node's `execute()`: one client for the run (with the node's Concurrency), its items run by `runItems`, the
+ * client closed at the end however the run ends.
  */
 export async function runNode<P>(
 	ctx: IExecuteFunctions,
 	operation: (client: TriptychClient) => ItemOperation<P>,
-	since: number,
 ): Promise<INodeExecutionData[][]> {
-	const concurrency = getConcurrency(ctx, since);
+	const concurrency = getConcurrency(ctx);
 	const client = new TriptychClient(ctx, concurrency);
 	try {
 		return await runItems(ctx, operation(client), {

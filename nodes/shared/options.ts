@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IDisplayOptions,
-	IExecuteFunctions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
 import type { NumberOption } from './fields';
@@ -50,7 +45,7 @@ export const MAX_RESPONSE_SIZE: NumberOption = {
 export const CONCURRENCY: NumberOption = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
-	default: 128,
+	default: 256,
 	min: 1,
 	max: 256,
 	description:
@@ -76,31 +71,14 @@ export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
 	'Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, not counted.',
 );
 
-/** Concurrency's default from a node's newer version on: a batch of up to 256 items goes in one round trip. */
-const CONCURRENCY_DEFAULT = 256;
-
-/**
- * Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. Concurrency defaults
- * to 256 from the node's version `since` on; the versions before it keep 128, as their saved workflows expect.
- */
+/** Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. */
 export function requestOptions(
 	maxAttempts: NumberOption,
-	since: number,
 	concurrency = CONCURRENCY,
 ): INodeProperties[] {
-	const onVersions = (option: NumberOption, show: IDisplayOptions['show']) => ({
-		...numberProperty(option),
-		displayOptions: { show },
-	});
-	// the newer definition first: n8n 1.x's editor fills an added option with the first default of its name
-	return [
-		onVersions(
-			{ ...concurrency, default: CONCURRENCY_DEFAULT },
-			{ '@version': [{ _cnd: { gte: since } }] },
-		),
-		onVersions(concurrency, { '@version': [{ _cnd: { lt: since } }] }),
-		...[RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(numberProperty),
-	];
+	return [concurrency, RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(
+		numberProperty,
+	);
 }
 
 /** The Options collection's timeout, retry and size settings of one item, checked. */
@@ -118,12 +96,7 @@ export function getRequestSettings(
 	};
 }
 
-/** Concurrency, read once per run (from the first item); its default is 256 from the node's version `since` on. */
-export function getConcurrency(ctx: IExecuteFunctions, since: number): number {
-	const options = parameter(ctx, 'options', 0, {}) as IDataObject;
-	const option =
-		ctx.getNode().typeVersion < since
-			? CONCURRENCY
-			: { ...CONCURRENCY, default: CONCURRENCY_DEFAULT };
-	return readNumber(ctx, options, option, 0);
+/** Concurrency, read once per run (from the first item). */
+export function getConcurrency(ctx: IExecuteFunctions): number {
+	return readNumber(ctx, parameter(ctx, 'options', 0, {}) as IDataObject, CONCURRENCY, 0);
 }

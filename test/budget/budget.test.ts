@@ -30,10 +30,9 @@ async function run(
 	limit = 1,
 	onStart?: (stop: () => void) => void,
 	options: IDataObject = {},
-	typeVersion = 1,
 ) {
 	const params = { q: 'a', limit, options };
-	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, params, { typeVersion }));
+	const wf = chain(manualTrigger(TRIGGER), node('quoteTags', NODE, params));
 	const result = await runWorkflow(wf, {
 		credentials: { triptychApi: { apiKey: 'k', quotesUrl: server.url, sendKeyToQuotes: false } },
 		pinData: { [TRIGGER]: Array.from({ length: items }, (_, n) => ({ n })) },
@@ -105,22 +104,17 @@ test('a distant service whose latency varies (one answer in four quick, the rest
 	expect(server.maxInFlight).toBeGreaterThan(16);
 });
 
-test("Concurrency's default: up to 256 in flight from the node's newer version on, 128 on version 1", async () => {
+test("Concurrency's default: up to 256 in flight", async () => {
 	// answers that take a second: a larger step of the allowance pays however busy the machine is
-	const [newer, older] = [await service(undefined, 1000), await service(undefined, 1000)];
-	const runs = await Promise.all([
-		run(newer, 600, 1, undefined, {}, 1.1),
-		run(older, 600, 1, undefined, {}, 1),
-	]);
-	expect(runs.map((r) => r.failed)).toEqual([0, 0]);
-	expect(newer.maxInFlight).toBeGreaterThan(128);
-	expect(newer.maxInFlight).toBeLessThanOrEqual(256);
-	expect(older.maxInFlight).toBeLessThanOrEqual(128);
+	const server = await service(undefined, 1000);
+	expect((await run(server, 600)).failed).toBe(0);
+	expect(server.maxInFlight).toBeGreaterThan(128);
+	expect(server.maxInFlight).toBeLessThanOrEqual(256);
 });
 
-test.each([1, 1.1])('Concurrency set on version %s holds', async (typeVersion) => {
+test('a Concurrency set in Options holds', async () => {
 	const server = await service(undefined, 100);
-	const { failed } = await run(server, 20, 1, undefined, { concurrency: 3 }, typeVersion);
+	const { failed } = await run(server, 20, 1, undefined, { concurrency: 3 });
 	expect(failed).toBe(0);
 	expect(server.maxInFlight).toBe(3);
 });

@@ -1,7 +1,6 @@
 /**
- * Selected Fields across Museum Object Search versions: version 1 keeps its comma-separated text and outputs
- * exactly the fields listed; version 1.1 takes a multi-select of common fields plus Other Fields and always
- * keeps the record's ID. Wrong values are refused before any request, naming the field and the item.
+ * Selected Fields of Museum Object Search: a multi-select of common fields plus Other Fields, always keeping the
+ * record's ID. Wrong values are refused before any request, naming the field and the item.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -18,49 +17,39 @@ beforeAll(async () => {
 afterAll(() => museum.close());
 beforeEach(() => museum.reset());
 
-const run = (typeVersion: number, params: IDataObject) =>
-	runSearch({ limit: 2, ...params }, { museumUrl: museum.url, extra: { typeVersion } });
+const run = (params: IDataObject) => runSearch({ limit: 2, ...params }, { museumUrl: museum.url });
 
-test.each<[number, IDataObject, string[]]>([
-	[1, { selectedFields: 'title, images.0.width' }, ['title', 'images.0.width']],
-	[1, { selectedFields: 'title', selectedFieldList: ['people'] }, ['title']],
-	[1.1, { selectedFieldList: ['title', 'people'] }, ['objectid', 'title', 'people']],
+test.each<[IDataObject, string[]]>([
+	[{ selectedFieldList: ['title', 'people'] }, ['objectid', 'title', 'people']],
 	[
-		1.1,
 		{ selectedFieldList: ['title'], otherFields: 'images.0.width, objectid' },
 		['objectid', 'title', 'images.0.width'],
 	],
-	[1.1, { otherFields: 'technique', selectedFields: 'title' }, ['objectid', 'technique']],
-])('version %s, %j: outputs %j', async (version, params, keys) => {
-	const result = await run(version, { output: 'selected', ...params });
+	[{ otherFields: 'technique' }, ['objectid', 'technique']],
+])('%j: outputs %j', async (params, keys) => {
+	const result = await run({ output: 'selected', ...params });
 	const items = jsonOf(result);
 	expect(items).toHaveLength(2);
 	for (const item of items) expect(Object.keys(item)).toEqual(keys);
 	expect(items[0].objectid ?? items[0].title).not.toBeNull();
 });
 
-test.each<[number, IDataObject, RegExp]>([
+test.each<[IDataObject, RegExp]>([
 	[
-		1.1,
 		{ selectedFieldList: ['title', 'nope'] },
 		/^"Selected Fields" has "nope", which is not one of accessionyear, .*, url \[item 0\]$/,
 	],
-	[1.1, { selectedFieldList: '={{ [3] }}' }, /^"Selected Fields" has 3, which is not one of/],
-	[
-		1.1,
-		{ otherFields: '={{ { a: 1 } }}' },
-		/^"Other Fields" must be text, not \{"a":1\} \[item 0\]$/,
-	],
-	[1.1, {}, /^"Selected Fields" is empty while Output is Selected Fields \[item 0\]$/],
-	[1, { selectedFieldList: ['title'] }, /^"Selected Fields" is empty while Output is/],
-])('version %s, %j: refused before any request', async (version, params, message) => {
-	const result = await run(version, { output: 'selected', ...params });
+	[{ selectedFieldList: '={{ [3] }}' }, /^"Selected Fields" has 3, which is not one of/],
+	[{ otherFields: '={{ { a: 1 } }}' }, /^"Other Fields" must be text, not \{"a":1\} \[item 0\]$/],
+	[{}, /^"Selected Fields" is empty while Output is Selected Fields \[item 0\]$/],
+])('%j: refused before any request', async (params, message) => {
+	const result = await run({ output: 'selected', ...params });
 	expect(result.error(NODE)?.message).toMatch(message);
 	expect(museum.requests).toHaveLength(0);
 });
 
 test("size is the pager's: Additional Query Parameters may not send it", async () => {
-	const result = await run(1.1, {
+	const result = await run({
 		additionalQuery: { parameters: [{ name: 'size', value: '5' }] },
 	});
 	expect(result.error(NODE)?.message).toMatch(

@@ -1,10 +1,10 @@
 /**
- * The node surface guard: each node version's parameters (names, types, defaults, options, display conditions)
- * as recorded in surface.json. Workflows saved with a released version keep its parameters, so a recorded
- * version never changes: a change of parameters needs a new node version (`version: [1, 1.1]`, the old
- * parameters shown only on `@version` 1, the code reading `this.getNode().typeVersion`), whose surface is then
- * recorded with `TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts` (it adds versions not yet
- * recorded and never rewrites one).
+ * The node surface guard. surface.json holds each node version's parameters (names, types, defaults, options,
+ * display conditions) as published. Once `published` names a release, a workflow saved with a recorded version must
+ * keep working: a removed or renamed parameter, a changed type or default, a removed option value or a parameter
+ * that became required fails here; a new optional parameter or option value passes (n8n's own rule). Such a change
+ * needs a new node version. `TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts` records: before the
+ * first release every version anew (the surface as it will ship), after it only versions not yet recorded.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +43,7 @@ function surface(properties: INodeProperties[], version: number, prefix = ''): I
 		.flatMap((p) => {
 			const name = prefix + p.name;
 			const entry: IDataObject = { name, type: p.type, default: p.default as IDataObject };
+			if (p.required) entry.required = true;
 			if (p.displayOptions) entry.displayOptions = p.displayOptions as IDataObject;
 			const options = (p.options ?? []) as unknown as IDataObject[];
 			if (options.some((o) => 'value' in o))
@@ -75,58 +76,103 @@ function withoutVersion(entry: IDataObject): IDataObject {
 	return kept.length ? { ...rest, displayOptions: Object.fromEntries(kept) } : rest;
 }
 
-test('released node versions keep their parameters', async () => {
+type Entry = IDataObject & { name: string };
+interface Recorded {
+	published: string | null;
+	nodes: Record<string, Entry[]>;
+}
+
+/** What breaks a saved workflow when `was` became `is` (undefined: the parameter is gone). */
+function breaks(was: Entry, is: Entry | undefined): string | undefined {
+	if (!is) return 'is gone';
+	for (const field of ['type', 'default'] as const)
+		if (JSON.stringify(was[field]) !== JSON.stringify(is[field]))
+			return `changed its ${field} from ${JSON.stringify(was[field])} to ${JSON.stringify(is[field])}`;
+	const lost = ((was.options ?? []) as string[]).filter(
+		(o) => !((is.options ?? []) as string[]).includes(o),
+	);
+	if (lost.length) return `lost the option values ${lost.join(', ')}`;
+	if (is.required && !was.required) return 'became required';
+	return undefined;
+}
+
+test('published node versions keep their parameters', async () => {
 	const { pkg } = await loadPackage();
-	const current: Record<string, IDataObject[]> = {};
+	const current: Record<string, Entry[]> = {};
 	for (const [name, { type }] of Object.entries(pkg.nodeTypes)) {
 		const { version, properties } = (type as unknown as { description: INodeTypeDescription })
 			.description;
-		for (const v of [version].flat()) current[`${name}@${v}`] = surface(properties, v);
+		for (const v of [version].flat())
+			current[`${name}@${v}`] = surface(properties, v).map(withoutVersion) as Entry[];
 	}
-	const recorded = JSON.parse(fs.readFileSync(FILE, 'utf8')) as Record<string, IDataObject[]>;
+	const recorded = JSON.parse(fs.readFileSync(FILE, 'utf8')) as Recorded;
+	if (process.env.TRIPTYCH_RECORD_SURFACE === '1') {
+		for (const [key, params] of Object.entries(current))
+			if (recorded.published === null || !(key in recorded.nodes)) recorded.nodes[key] = params;
+		const lines = Object.entries(recorded.nodes).map(
+			([key, params]) =>
+				`\t\t${JSON.stringify(key)}: [\n${params.map((p) => `\t\t\t${JSON.stringify(p)}`).join(',\n')}\n\t\t]`,
+		);
+		const published = JSON.stringify(recorded.published);
+		fs.writeFileSync(
+			FILE,
+			`{\n\t"published": ${published},\n\t"nodes": {\n${lines.join(',\n')}\n\t}\n}\n`,
+		);
+	}
 	const problems: string[] = [];
-	for (const [key, params] of Object.entries(recorded)) {
+	for (const [key, params] of Object.entries(recorded.nodes)) {
 		const [node, version] = key.split('@');
 		const now = current[key];
 		if (!now) {
-			problems.push(`${node} version ${version} is gone: workflows saved with it would break`);
+			problems.push(`${node} version ${version} is gone`);
 			continue;
 		}
-		const byName = (list: IDataObject[]) =>
-			new Map(list.map(withoutVersion).map((p) => [JSON.stringify([p.name, p.displayOptions]), p]));
-		const [was, is] = [byName(params), byName(now)];
-		for (const [id, p] of was) {
-			const q = is.get(id);
-			if (!q) problems.push(`${node} version ${version}: parameter "${p.name}" is gone`);
-			else if (JSON.stringify(q) !== JSON.stringify(p))
-				problems.push(
-					`${node} version ${version}: parameter "${p.name}" changed\n  recorded: ${JSON.stringify(p)}\n  now:      ${JSON.stringify(q)}`,
-				);
+		const byName = new Map(now.map((p) => [p.name, p]));
+		for (const p of params) {
+			const why = breaks(p, byName.get(p.name));
+			if (why) problems.push(`${node} version ${version}: parameter "${p.name}" ${why}`);
 		}
-		for (const [id, q] of is)
-			if (!was.has(id)) problems.push(`${node} version ${version}: new parameter "${q.name}"`);
 	}
-	const unrecorded = Object.keys(current).filter((key) => !(key in recorded));
-	if (unrecorded.length && process.env.TRIPTYCH_RECORD_SURFACE === '1') {
-		for (const key of unrecorded) recorded[key] = current[key];
-		const lines = Object.entries(recorded).map(
-			([key, params]) =>
-				`\t${JSON.stringify(key)}: [\n${params.map((p) => `\t\t${JSON.stringify(p)}`).join(',\n')}\n\t]`,
-		);
-		fs.writeFileSync(FILE, `{\n${lines.join(',\n')}\n}\n`);
-	} else if (unrecorded.length) {
+	const unrecorded = Object.keys(current).filter((key) => !(key in recorded.nodes));
+	for (const key of unrecorded)
 		problems.push(
-			`not recorded yet: ${unrecorded.join(', ')} (record with TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts)`,
+			`${key} is not recorded (TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts)`,
 		);
-	}
 	if (problems.length)
 		throw new Error(
 			[
-				'The parameters of a released node version changed. Workflows saved with that version would break.',
-				'Keep the recorded version as it is; put the change in a new node version (version: [1, 1.1]',
-				'with the old parameters shown only on @version 1 and the code reading this.getNode().typeVersion),',
-				'then record the new version (TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts).',
+				`Parameters of a recorded node version changed${recorded.published ? ` since ${recorded.published}` : ''}: workflows saved with it would break.`,
+				'Keep the recorded parameters as they are and put the change in a new node version, or, before the first',
+				'release, record the surface anew (TRIPTYCH_RECORD_SURFACE=1 npx jest test/surface/surface.test.ts).',
 				...problems,
 			].join('\n'),
 		);
+});
+
+test.each([
+	[{ name: 'a', type: 'string', default: '' }, undefined, /is gone/],
+	[
+		{ name: 'a', type: 'string', default: '' },
+		{ name: 'a', type: 'string', default: 'x' },
+		/default/,
+	],
+	[
+		{ name: 'a', type: 'options', default: 'x', options: ['x', 'y'] },
+		{ name: 'a', type: 'options', default: 'x', options: ['x'] },
+		/lost the option values y/,
+	],
+	[
+		{ name: 'a', type: 'string', default: '' },
+		{ name: 'a', type: 'string', default: '', required: true },
+		/became required/,
+	],
+	[
+		{ name: 'a', type: 'options', default: 'x', options: ['x'] },
+		{ name: 'a', type: 'options', default: 'x', options: ['x', 'y'] },
+		undefined,
+	],
+])('the guard judges %j → %j', (was, is, expected) => {
+	const why = breaks(was as Entry, is as Entry | undefined);
+	if (expected) expect(why).toMatch(expected);
+	else expect(why).toBeUndefined();
 });
