@@ -90,3 +90,7 @@ test.each(markdown)('%s: every relative link points at a file and heading that e
 	const links = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)].map(([, link]) => link);
 	expect(links.map((link) => problem(link, file)).filter(Boolean)).toEqual([]);
 });
+
+test('docs/performance.md stays within 1,000 words (as wc -w counts them): how the pace works, not its history', () => {
+	expect(read('docs/performance.md').split(/\s+/).filter(Boolean).length).toBeLessThanOrEqual(1000);
+});
