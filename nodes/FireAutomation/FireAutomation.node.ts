@@ -7,7 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { runNode } from '../shared/items';
+import { addHint, runNode } from '../shared/items';
 import { fireAutomationProperties } from './description';
 import { type FireOperation, fireAutomationOperation } from './operation';
 
@@ -67,10 +67,7 @@ export class FireAutomation implements INodeType {
 			this,
 			(client) => (operation = fireAutomationOperation(this, client)),
 		);
-		const hints = operation?.hints.hints() ?? [];
-		// n8n 1.x has no execution hints
-		if (hints.length && typeof this.addExecutionHints === 'function')
-			this.addExecutionHints(...hints);
+		for (const hint of operation?.hints.hints() ?? []) addHint(this, hint);
 		return output;
 	}
 }

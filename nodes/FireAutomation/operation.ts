@@ -67,8 +67,8 @@ export function fireAutomationOperation(
 		async run({ request, settings }, i): Promise<INodeExecutionData[]> {
 			// The style is known only once the credential is read: what it needs is checked then, still before any
 			// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
-			ready ??= client.style('trigger').then((name) => {
-				const routes = routesOf(name);
+			ready ??= client.styleEntry('trigger').then((entry) => {
+				const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
 				if (!stopOnFailure) return { routes };
 				for (const [n, r] of requests.entries()) {
 					const problem = r && !forModel(r, routes) && callProblem(ctx, r, routes, n);
@@ -113,11 +113,6 @@ export function fireAutomationOperation(
 			}
 		},
 	};
-}
-
-/** Where the credential's trigger style takes calls. */
-function routesOf(style: keyof typeof SERVICES.trigger.styles): TriggerRoutes {
-	return SERVICES.trigger.styles[style]?.trigger ?? SERVICES.trigger.styles.generic.trigger!;
 }
 
 /** The envelope's `data` (its fields, when it is an object) and `message`; an answer in text, as text. */

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, NodeExecutionHint } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { fieldError } from '../shared/validation';
 import type { TriggerRoutes } from '../shared/transport';
@@ -115,7 +115,7 @@ export class RouteLog {
 			if (this.ignoredFields.size < 3) this.ignoredFields.add(field);
 	}
 
-	hints(): NodeExecutionHint[] {
+	hints(): string[] {
 		const hints: string[] = [];
 		if (this.ignoredOption)
 			hints.push(
@@ -134,6 +134,6 @@ export class RouteLog {
 				`Applet Trigger (Automatic) chose ${chose}. An applet whose trigger is "${APPLET_NAMES.jsonPayload}" gets an empty JsonPayload on the other route. Set Options > Applet Trigger to your applet's trigger to always use its route.`,
 			);
 		}
-		return hints.map((message) => ({ message, location: 'outputPane' }));
+		return hints;
 	}
 }
