@@ -28,6 +28,22 @@ export interface StyleEntry {
 	test: { path: string; qs?: IDataObject; verdict: TestVerdict };
 	/** The query parameter that sets a page's size (museum) */
 	pageSize?: 'limit' | 'size';
+	/** Trigger service styles: where a call goes */
+	trigger?: TriggerRoutes;
+}
+
+/** How a trigger service style takes a call (Fire Automation reads it; the node never names a style). */
+export interface TriggerRoutes {
+	/** The path of a call below the Trigger URL; `{event}` stands for the URL-encoded Event */
+	webRequest: string;
+	/** A second route that hands the whole JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
+	jsonPayload?: string;
+	/** The body fields the web-request route passes on, when it ignores any other */
+	webRequestFields?: string[];
+	/** Whether the Event must be given (nothing is called without it) */
+	eventRequired?: boolean;
+	/** Whether q and limit always go in the query string (the body belongs to the applet) */
+	paramsInQuery?: boolean;
 }
 
 /**
@@ -73,6 +89,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					'POST {Trigger URL}/trigger/{Event} with "Authorization: Bearer <key>". The credential test calls only the root address, never /trigger/.',
 				key: BEARER,
 				test: { path: '/', verdict: 'reachable' },
+				trigger: { webRequest: '/trigger/{event}' },
 			},
 			iftttWebhooks: {
 				name: 'IFTTT Webhooks',
@@ -80,6 +97,13 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					"IFTTT's Maker Webhooks: the key (from IFTTT's Webhooks settings) goes in the address, /trigger/{Event}/with/key/{key}, never in a header. The credential test opens the key's page, /use/{key}, which fires nothing.",
 				key: { in: 'path', after: ['/with/key/', '/use/'] },
 				test: { path: '/use/', verdict: 'keyPage' },
+				trigger: {
+					webRequest: '/trigger/{event}/with/key/',
+					jsonPayload: '/trigger/{event}/json/with/key/',
+					webRequestFields: ['value1', 'value2', 'value3'],
+					eventRequired: true,
+					paramsInQuery: true,
+				},
 			},
 		},
 	},
