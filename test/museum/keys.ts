@@ -23,7 +23,7 @@ export function keyPieces(text: string, key: string): string[] {
 			const piece = form.slice(start, end);
 			const at = text.indexOf(piece);
 			found.push(`${piece} in "${text.slice(Math.max(0, at - 40), at + piece.length + 20)}"`);
-			start = end - n; // the next run starts past this one
+			start = end - 1; // the next run starts past this one
 		}
 	}
 	return found;
