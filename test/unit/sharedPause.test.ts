@@ -1,43 +1,49 @@
 /**
- * A service's shared pause has an upper bound (nodes/shared/transport/gate and budget), from source, on a mocked
- * clock: a Retry-After of decades cannot shut a service off for every later run of the process. The bound itself
- * cannot be waited out by an engine test; here two days pass in a loop of runs refused every 10 minutes (each of
- * which uses the budget, so it is never forgotten as idle).
+ * A service's shared pause has an upper bound (nodes/shared/transport/limiter), from source, on a mocked clock: a
+ * Retry-After of decades cannot shut a service off for every later run of the process. The bound itself cannot be
+ * waited out by an engine test; here two days pass in a loop of runs refused every 10 minutes (each of which uses
+ * the limiter, so it is never forgotten as idle).
  */
-import { budgetFor, forgetBudgets } from '../../nodes/shared/transport/budget';
-import { Gate, type Turn } from '../../nodes/shared/transport/gate';
+import {
+	forgetLimiters,
+	limiterFor,
+	type Run,
+	type Turn,
+} from '../../nodes/shared/transport/limiter';
+import { Stopper } from '../../nodes/shared/transport/stop';
 
 const KEY = 'http://127.0.0.1:9 credential-1';
 const MINUTE = 60_000;
 
 afterEach(() => {
 	jest.restoreAllMocks();
-	forgetBudgets();
+	forgetLimiters();
 });
 
 /** A new run's turn (Max Retry Wait 1 s), given up after 3 s of real time (a wait the mocked clock cannot end). */
-async function turnOfNewRun(): Promise<{ turn: Turn; gate: Gate } | 'waited'> {
-	const stop = new AbortController();
-	const gate = new Gate(1, stop.signal, () => KEY);
+async function turnOfNewRun(): Promise<{ turn: Turn; run: Run } | 'waited'> {
+	const run: Run = { max: 1, stop: new Stopper(), inFlight: 0, queue: [] };
 	let timer: NodeJS.Timeout | undefined;
 	const late = new Promise<'waited'>(
 		(resolve) => (timer = setTimeout(() => resolve('waited'), 3000)),
 	);
-	const turn = await Promise.race([gate.acquire(1000), late]);
+	const turn = await Promise.race([limiterFor(KEY).acquire(run, 1000, 1000), late]);
 	clearTimeout(timer);
-	if (turn === 'waited') stop.abort();
-	return turn === 'waited' ? turn : { turn, gate };
+	if (turn === 'waited') {
+		run.stop.stop();
+		limiterFor(KEY).leave(run);
+	}
+	return turn === 'waited' ? turn : { turn, run };
 }
 
 test('Retry-After: 1000000000 pauses later runs for a bounded time, then one request probes', async () => {
-	forgetBudgets();
+	forgetLimiters();
 	let now = Date.now();
 	jest.spyOn(Date, 'now').mockImplementation(() => now);
-	expect(budgetFor(KEY)).toBeDefined();
 
 	const first = await turnOfNewRun();
 	if (first === 'waited' || !first.turn.ok) throw new Error('the first request did not go');
-	first.gate.release('pushback', 1_000_000_000_000, true, first.turn.ticket);
+	limiterFor(KEY).release(first.run, first.turn.ticket, 'rateLimited', 1_000_000_000_000);
 
 	const refused = await turnOfNewRun();
 	expect(refused !== 'waited' && refused.turn.ok).toBe(false); // the pause holds, nothing is sent
@@ -51,7 +57,7 @@ test('Retry-After: 1000000000 pauses later runs for a bounded time, then one req
 				`a run ${minutes} min after the pause waited instead of being refused or let through`,
 			);
 		if (next.turn.ok) {
-			next.gate.release('ok', undefined, false, next.turn.ticket);
+			limiterFor(KEY).release(next.run, next.turn.ticket, 'ok');
 			probedAfter = minutes;
 			break;
 		}
