@@ -60,13 +60,13 @@ async function search(
 
 	// Harvard Art Museums API: pages of `size` (it ignores `limit`); its next links carry the key, which the
 	// credential strips and adds again
-	const sizeParameter = (await client.style('museum')) === 'harvard' ? 'size' : 'limit';
+	const sizeParameter = (await client.styleEntry('museum')).pageSize ?? 'limit';
 	const result = await fetchAllPages({
 		limit: plan.limit,
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: plan.startPage,
 		maxPages: plan.maxPages,
-		concurrency: Math.min(PAGES_AT_ONCE, client.gate('museum').max),
+		concurrency: Math.min(PAGES_AT_ONCE, client.maxInFlight('museum')),
 		// The service may hand out overlapping pages (a record added or removed while paging shifts them):
 		// a record already output from an earlier page is dropped, by its objectid.
 		key: recordKey,
