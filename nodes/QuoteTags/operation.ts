@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError } from 'n8n-workflow';
 
 import { getLimit, getOptions, readChoice } from '../shared/fields';
-import type { ItemOperation } from '../shared/items';
+import { type ItemOperation, addHint } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject, toText } from '../shared/validation';
@@ -124,9 +124,7 @@ export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
 			? `None of the ${sorted} tags has a ${LABELS[by]} (${fields}): this quotes service does not give one, so the tags keep its order.`
 			: `${lacking} of ${sorted} tags have no ${LABELS[by]} (${fields}): they come last.`;
 	});
-	// n8n 1.x before execution hints has no addExecutionHints
-	if (lines.length && typeof ctx.addExecutionHints === 'function')
-		ctx.addExecutionHints({ message: lines.join(' '), location: 'outputPane' });
+	if (lines.length) addHint(ctx, lines.join(' '));
 }
 
 /**
