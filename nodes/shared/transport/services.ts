@@ -140,9 +140,9 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		field: 'quotesUrl',
 		label: 'Quotes URL',
 		name: 'quotes service',
-		placeholder: 'e.g. https://quotes.example.com',
+		placeholder: 'e.g. https://quoteslate.vercel.app/api',
 		description:
-			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. Leave empty if you do not use Quote Tags.',
+			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. E.g. your own Quotable (http://localhost:4000), the Quotable rewrite (https://api.quotable.kurokeita.dev/api) or QuoteSlate (https://quoteslate.vercel.app/api). Leave empty if you do not use Quote Tags.',
 		testRank: 2,
 		styles: {
 			generic: {
