@@ -4,7 +4,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { getOptions, readChoice, readNumber } from '../shared/fields';
 import { fieldError, toText } from '../shared/validation';
 import { APPLET_TRIGGER, KEY_MODE, LIMIT, QUERY_IN, TOOL_EVENT } from './description';
-import { parameter } from '../shared/parameters';
 import { getPayload } from './payload';
 import type { AppletTrigger } from './route';
 
@@ -44,7 +43,7 @@ export function buildRequest(
 	// an AI agent's tool has its own Event field, which asks the model for the name
 	const asTool = ctx.getNodeParameter(TOOL_EVENT, i, null, { rawExpressions: true });
 	const raw =
-		asTool === null ? parameter(ctx, 'event', i, '') : ctx.getNodeParameter(TOOL_EVENT, i, '');
+		asTool === null ? ctx.getNodeParameter('event', i, '') : ctx.getNodeParameter(TOOL_EVENT, i, '');
 	const event = toText(ctx, raw, 'Event', i);
 	if (/^\.+$/.test(event)) {
 		throw fieldError(
@@ -64,7 +63,7 @@ export function buildRequest(
 			'The event name is the last part of the address (POST {Trigger URL}/trigger/{Event}). Use e.g. door_opened, or leave it empty.',
 		);
 	}
-	const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Query', i);
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
 	const limit =
 		options.limit === undefined || options.limit === null || options.limit === ''
 			? undefined

@@ -116,10 +116,12 @@ export async function downloadImage(
 	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
-		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };
+		const sizeOption = 'Max Image Size';
+		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes, sizeOption };
 		const [what, advice] = describeFailure(failure, wording);
 		const tries = gaveUp && !gaveUp.unsafe ? ` It ${gaveUp.text}.` : '';
-		throw fail(client.redact(what), `${client.redact(advice)}${tries}`);
+		const said = what.charAt(0).toLowerCase() + what.slice(1);
+		throw fail(client.redact(said), `${client.redact(advice)}${tries}`);
 	}
 	const response = outcome.res;
 	const status = response.statusCode;

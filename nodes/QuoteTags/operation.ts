@@ -7,7 +7,6 @@ import { getRequestSettings } from '../shared/options';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
-import { parameter } from '../shared/parameters';
 
 /**
  * The fields the quotes services give for each sort: Quotable's, then its rewrite's (quotable-nestjs). QuoteSlate
@@ -48,7 +47,7 @@ export function quoteTagsOperation(
 ): ItemOperation<TagSearch> {
 	return {
 		read(i) {
-			const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Search', i);
+			const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 			const limit = getLimit(ctx, i);
 			const options = getOptions(ctx, i);
 			let sort: TagSearch['sort'];

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { fieldError, show, toInteger } from './validation';
-import { parameter } from './parameters';
 
 /**
  * A number option defined once: its field in the node's description and the code that reads and checks it share
@@ -132,14 +131,14 @@ export function returnAllOrLimit(): INodeProperties[] {
 
 /** Return All / Limit of one item: `undefined` means all. */
 export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
-	if (parameter(ctx, 'returnAll', itemIndex, false) === true) return undefined;
-	const value = parameter(ctx, 'limit', itemIndex, LIMIT.default);
+	if (ctx.getNodeParameter('returnAll', itemIndex, false) === true) return undefined;
+	const value = ctx.getNodeParameter('limit', itemIndex, LIMIT.default);
 	return toInteger(ctx, value, LIMIT.displayName, itemIndex, 1);
 }
 
 /** The Options collection of one item. */
 export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	return parameter(ctx, 'options', itemIndex, {}) as IDataObject;
+	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 }
 
 /** Fields in alphabetical order of their labels, as n8n lists a collection's options. */

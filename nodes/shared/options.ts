@@ -4,7 +4,6 @@ import type { RequestSettings } from './transport';
 import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport/retry';
 import type { NumberOption } from './fields';
 import { numberProperty, readNumber } from './fields';
-import { parameter } from './parameters';
 
 export const TIMEOUT: NumberOption = {
 	displayName: 'Timeout (ms)',
@@ -88,7 +87,7 @@ export function requestOptions(
 export function getRequestSettings(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	options = parameter(ctx, 'options', itemIndex, {}) as IDataObject,
+	options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject,
 ): RequestSettings {
 	return {
 		timeout: readNumber(ctx, options, TIMEOUT, itemIndex),
@@ -101,5 +100,5 @@ export function getRequestSettings(
 
 /** Concurrency, read once per run (from the first item). */
 export function getConcurrency(ctx: IExecuteFunctions): number {
-	return readNumber(ctx, parameter(ctx, 'options', 0, {}) as IDataObject, CONCURRENCY, 0);
+	return readNumber(ctx, ctx.getNodeParameter('options', 0, {}) as IDataObject, CONCURRENCY, 0);
 }

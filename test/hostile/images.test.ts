@@ -14,7 +14,7 @@ test('an image larger than Max Image Size: refused, one request, no key sent', a
 		params: { downloadImages: true, maxImageSize: 2 },
 	});
 	expect(result.error(NODE)!.message).toBe(
-		`Could not download the image of object 1 from ${url}: the image is larger than the Max Image Size (2 MB) [item 0]`,
+		`Could not download the image of object 1 from ${url}: the image host's answer is larger than the Max Image Size (2 MB); it was not read further [item 0]`,
 	);
 	expect(s.images.requests).toHaveLength(1);
 	expect(s.images.authorizationSeen).toBe(false);
@@ -27,7 +27,7 @@ test('a gzip-bombed image (256 MiB inflated): refused at the default 25 MB, one 
 		runNode(s, 'museum', { options: FAST, params: { downloadImages: true } }),
 	);
 	expect(result.error(NODE)!.message).toBe(
-		`Could not download the image of object 1 from ${url}: the image is larger than the Max Image Size (25 MB) [item 0]`,
+		`Could not download the image of object 1 from ${url}: the image host's answer is larger than the Max Image Size (25 MB); it was not read further [item 0]`,
 	);
 	expect(s.images.requests).toHaveLength(1);
 	expect(peakGrowth).toBeLessThan(200 * MIB);
@@ -40,7 +40,7 @@ test('a gzip-bombed image as a queued fault, with a declared oversized image beh
 	s.images.fail({ kind: 'gzipBomb', inflatedBytes: 256 * MIB, contentType: 'image/png' });
 	const result = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
 	expect(result.error(NODE)!.message).toContain(
-		'the image is larger than the Max Image Size (25 MB)',
+		'the image host's answer is larger than the Max Image Size (25 MB); it was not read further',
 	);
 	expect(s.images.requests).toHaveLength(1);
 
@@ -49,7 +49,7 @@ test('a gzip-bombed image as a queued fault, with a declared oversized image beh
 	s.images.fail({ kind: 'oversized', bytes: 30 * MIB, contentType: 'image/png' });
 	const declared = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
 	expect(declared.error(NODE)!.message).toContain(
-		'the image is larger than the Max Image Size (25 MB)',
+		'the image host's answer is larger than the Max Image Size (25 MB); it was not read further',
 	);
 	expect(s.images.requests).toHaveLength(1);
 	expect(declared.ms).toBeLessThan(3000 + LATE);
@@ -66,7 +66,7 @@ test('an image that trickles: Timeout covers the download (and says so)', async 
 		params: { downloadImages: true },
 	});
 	expect(result.error(NODE)!.message).toBe(
-		`Could not download the image of object 1 from ${url}: the image did not arrive in full within the Timeout (1000 ms) [item 0]`,
+		`Could not download the image of object 1 from ${url}: the image host did not answer in full within the Timeout (1000 ms) [item 0]`,
 	);
 	expect(result.ms).toBeLessThan(1000 + LATE);
 	expect(s.images.requests).toHaveLength(1);

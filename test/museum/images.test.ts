@@ -265,7 +265,7 @@ describe('failed downloads', () => {
 		const result = await run({ limit: 5, options: { ...FAST, maxAttempts: 2 } });
 		const error = result.error(NODE)!;
 		expect(error.message).toBe(
-			`Could not download the image of object 1 from ${url}: no answer from the image host [item 0]`,
+			`Could not download the image of object 1 from ${url}: could not reach the image host [item 0]`,
 		);
 		expect(error.description).toMatch(/ECONNREFUSED/);
 	});
@@ -275,7 +275,7 @@ describe('failed downloads', () => {
 		const result = await run({ limit: 5, maxImageSize: 1, options: FAST });
 		const error = result.error(NODE)!;
 		expect(error.message).toBe(
-			`Could not download the image of object 1 from ${images.url}/images/huge-1.png: the image is larger than the Max Image Size (1 MB) [item 0]`,
+			`Could not download the image of object 1 from ${images.url}/images/huge-1.png: the image host's answer is larger than the Max Image Size (1 MB); it was not read further [item 0]`,
 		);
 		expect(error.description).toMatch(/Raise "Max Image Size \(MB\)"/);
 		expect(images.requests).toHaveLength(1);

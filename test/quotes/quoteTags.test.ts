@@ -295,7 +295,7 @@ describe('failures of the service', () => {
 		expect(out[0].json.error).toBeUndefined();
 		expect(out[1].json.error).toBeUndefined();
 		expect(out[2].json.error).toMatch(
-			/^The quotes service is rate-limiting this run: it asked every request to wait [12] s more, more than the Max Retry Wait \[item 2\]$/,
+			/^The quotes service is rate-limiting this run: the service asked every request to wait [12] s more, more than the Max Retry Wait \[item 2\]$/,
 		);
 		// item 2 was never sent; the item that got the 429 was sent again after the pause
 		const refused = server.requests[0].query.q as string;

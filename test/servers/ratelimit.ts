@@ -180,7 +180,8 @@ export class Limiter {
 				return {
 					'x-ratelimit-limit': String(s.limit),
 					'x-ratelimit-remaining': String(s.remaining),
-					'x-ratelimit-reset': ((this.now() + s.resetMs) / 1000).toFixed(3),
+					// GitHub's form: whole epoch seconds (rounded up: an upper bound, not a schedule)
+					'x-ratelimit-reset': String(Math.ceil((this.now() + s.resetMs) / 1000)),
 				};
 			case 'draft11':
 				return {

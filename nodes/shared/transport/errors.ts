@@ -79,6 +79,8 @@ export interface Wording {
 	label?: string;
 	timeout: number;
 	maxBytes: number;
+	/** The option that sets `maxBytes`, as the panel names it */
+	sizeOption: string;
 }
 
 /**
@@ -102,8 +104,8 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 					];
 		case 'tooLarge':
 			return [
-				`${cap(w.what)}'s answer is larger than the limit (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
-				'Narrow the request (a lower Limit, fewer Fields), or raise the size limit in the node options. It was not retried: the same request would get the same answer.',
+				`${cap(w.what)}'s answer is larger than the ${w.sizeOption} (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
+				`Narrow the request (a lower Limit, fewer Fields), or raise "${w.sizeOption}" in the node options. It was not retried: the same request would get the same answer.`,
 			];
 		case 'timeout':
 			return [
@@ -166,6 +168,7 @@ export function failureError(
 		label,
 		timeout: limits.timeout,
 		maxBytes: limits.maxResponseBytes,
+		sizeOption: 'Max Response Size',
 	});
 	let description = advice;
 	if (gaveUp?.unsafe)
