@@ -25,8 +25,12 @@ export const START = 4;
 const MOST = 256;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** The first 429 is paced at what the service accepted in the last this long: a rate no bucket refuses for long. */
+/**
+ * A 429 sets the pace's plateau at what the service accepted per second over the last this long (since a pause ended,
+ * at least `MIN_SPAN_MS`): the rate it plainly takes, which a burst at the start inflates least over a whole second.
+ */
 const RATE_WINDOW_MS = 1000;
+const MIN_SPAN_MS = 500;
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const IDLE_MS = 15 * 60_000;
 const MAX_LIMITERS = 256;
@@ -70,7 +74,9 @@ export class Limiter {
 	private answers: Array<() => void> = [];
 	private pace?: Pace;
 	private sent = 0;
-	/** When recent answers were accepted, for the rate of the first 429 */
+	/** When the last pause for a 429 ended */
+	private resumedAt = 0;
+	/** When recent answers were accepted, for the pace's plateau */
 	private readonly accepted: number[] = [];
 	private readonly waiting: Run[] = [];
 
@@ -230,12 +236,17 @@ export class Limiter {
 		return 0;
 	}
 
-	/** A 429 without quota headers, the first of its wave: the pace is cut (the first one set). */
+	/**
+	 * A 429 without quota headers, the first of its wave: the pace's plateau is the rate the service accepted lately
+	 * (never above the pace it refused), and the pace starts below it.
+	 */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
-		const since = now - RATE_WINDOW_MS;
-		const acceptedRate = this.accepted.filter((at) => at > since).length / (RATE_WINDOW_MS / 1000);
-		this.pace = this.pace ? this.pace.cut(now) : Pace.first(now, acceptedRate);
+		const since = Math.max(now - RATE_WINDOW_MS, this.resumedAt);
+		const span = Math.max(MIN_SPAN_MS, now - since);
+		const accepted = (this.accepted.filter((at) => at > since).length * 1000) / span;
+		this.pace = new Pace(now, this.pace ? Math.min(this.pace.rate, accepted) : accepted);
+		this.resumedAt = Math.max(now, this.pausedUntil);
 	}
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */

@@ -1,16 +1,16 @@
 /**
  * The pace of a service that refused with a 429 and announces no quota: a client-side token bucket whose rate follows
- * CUBIC, as the AWS SDKs' adaptive retry mode paces. A 429 cuts the rate to `BETA` of the rate it came at; healthy
- * answers then bring it back along a cubic curve that flattens at the refused rate and then probes past it.
+ * CUBIC, as the AWS SDKs' adaptive retry mode paces. A 429 sets the curve's plateau and cuts the rate to `BETA` of it;
+ * healthy answers then bring it back along a cubic curve that flattens at the plateau and then probes past it.
  */
 
 /** CUBIC's multiplicative decrease, as in the AWS SDKs' adaptive retry mode. */
 const BETA = 0.7;
 /**
  * CUBIC's scale, in requests/s³. The AWS SDKs use 0.4 for a client's own calls; a node's run is a crowd that must
- * get back to a service's rate within a few seconds, not a minute, so the curve here is ten times steeper.
+ * get back to a service's rate within a few seconds, not a minute, so the curve here is steeper.
  */
-const SCALE = 4;
+const SCALE = 1;
 /** The lowest pace, in requests per second. */
 const MIN_RATE = 0.5;
 /**
@@ -24,10 +24,7 @@ export class Pace {
 	private filledAt: number;
 	rate: number;
 
-	/**
-	 * A 429 at `now` when sending at `refusedRate`. The first 429 of a service has no pace to cut: it starts from what
-	 * the service accepted in the last second, taken as the rate after the cut.
-	 */
+	/** A 429 at `now`: the curve's plateau is `refusedRate`, and the pace starts at BETA of it. */
 	constructor(
 		readonly refusedAt: number,
 		private readonly refusedRate: number,
@@ -35,16 +32,6 @@ export class Pace {
 		this.refusedRate = Math.max(MIN_RATE, refusedRate);
 		this.rate = Math.max(MIN_RATE, this.refusedRate * BETA);
 		this.filledAt = refusedAt;
-	}
-
-	/** The first pace of a service, from what it accepted per second before its first 429. */
-	static first(now: number, acceptedRate: number): Pace {
-		return new Pace(now, acceptedRate / BETA);
-	}
-
-	/** The pace after a 429 at `now`: cut from the rate sent at. */
-	cut(now: number): Pace {
-		return new Pace(now, this.rate);
 	}
 
 	/**
