@@ -35,3 +35,7 @@ export function keySightings(result: RunResult, key: string): string[] {
 	const text = dump(result) + JSON.stringify(logs);
 	return [key, encodeURIComponent(key)].filter((form) => text.includes(form));
 }
+
+/** The execution hints the node added to its run (shown in n8n's output pane). */
+export const hintsOf = (result: RunResult, node = NODE) =>
+	result.run.data.resultData.runData[node]?.[0]?.hints ?? [];

@@ -26,6 +26,14 @@ export interface StyleEntry {
 	key: KeyPlacement;
 	/** The credential Test's request, below the base address; it never changes anything on the service */
 	test: { path: string; qs?: IDataObject };
+	/** Museum: the query parameter that sets the records per page */
+	pageSize?: 'size' | 'limit';
+	/** Museum: whether the service lists its classifications and periods (GET /classification, /period) */
+	lists?: boolean;
+	/** Museum: colours match exactly on a palette whose channels are multiples of `step` up to `max`; hues are searched in `q` on `hueField` */
+	palette?: { step: number; max: number; hueField: string };
+	/** Museum: whether image addresses take `?width=` to send a smaller image */
+	imageWidthQuery?: boolean;
 }
 
 export interface ServiceEntry {
@@ -91,6 +99,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					'GET {Museum URL}/object with "Authorization: Bearer <key>", pages of "limit" records',
 				key: BEARER,
 				test: { path: '/object', qs: { limit: 1 } },
+				pageSize: 'limit',
 			},
 			harvard: {
 				name: 'Harvard Art Museums API',
@@ -98,6 +107,10 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					'GET {Museum URL}/object?apikey=<key>: the key only as the "apikey" query parameter, never in a header; pages of "size" (at most 100) records',
 				key: { in: 'query' },
 				test: { path: '/object', qs: { size: 1 } },
+				pageSize: 'size',
+				lists: true,
+				palette: { step: 25, max: 250, hueField: 'colors.hue' },
+				imageWidthQuery: true,
 			},
 		},
 	},
