@@ -9,7 +9,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import type { RequestSettings, TriptychClient } from '../shared/transport';
+import { type RequestSettings, type TriptychClient, describeFailure } from '../shared/transport';
 import type { ImageRef } from './imageSize';
 import type { ImagesPlan } from './plan';
 
@@ -108,28 +108,19 @@ export async function downloadImage(
 		);
 	}
 
-	const outcome = await client.download(address.toString(), { ...settings, maxBytes }, itemIndex);
+	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
-		const { failure, stop } = outcome;
-		const tries = stop && !stop.unsafe ? ` It ${stop.text}.` : '';
+		const { failure, gaveUp } = outcome;
 		if (failure.kind === 'tooLarge') {
 			throw fail(
 				`the image is larger than the Max Image Size (${Math.round(maxBytes / 1024 / 1024)} MB)`,
-				'Raise "Max Image Size (MB)" under Download Images, or turn off Download Images for such objects. It was not retried.',
+				'Raise "Max Image Size (MB)" under Download Images, choose a smaller Image Size, or turn off Download Images for such objects. It was not retried.',
 			);
 		}
-		if (failure.kind === 'timeout') {
-			throw fail(
-				`the image did not arrive in full within the Timeout (${settings.timeout} ms)`,
-				`Raise "Timeout" in the options for large images.${tries}`,
-			);
-		}
-		throw fail(
-			failure.kind === 'broken'
-				? 'the transfer broke before the end'
-				: 'no answer from the image host',
-			`${failure.code}: ${failure.message}. Check that the image host is reachable, or raise "Timeout" in the options.${tries}`,
-		);
+		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };
+		const [what, advice] = describeFailure(failure, wording);
+		const tries = gaveUp && !gaveUp.unsafe ? ` It ${gaveUp.text}.` : '';
+		throw fail(client.redact(what), `${client.redact(advice)}${tries}`);
 	}
 	const response = outcome.res;
 	const status = response.statusCode;
@@ -186,7 +177,7 @@ export async function attachImages(
 		jobs.push(n);
 	});
 	// as many at once as the gate of the image host allows
-	await pool(jobs.length, client.gate('images').max, async (j) => {
+	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
 		const image = images[n]!;
 		let failure: unknown;

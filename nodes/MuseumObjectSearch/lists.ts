@@ -8,8 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson } from '../shared/transport/answer';
 import { attempt } from '../shared/transport/attempt';
-import { Deadlines } from '../shared/transport/deadlines';
-import { excerpt, redactKey } from '../shared/transport/errors';
+import { describeFailure, excerpt, redactKey } from '../shared/transport/errors';
 import { baseOf, keyRule } from '../shared/transport/origin';
 import { CREDENTIALS_TYPE, SERVICES, styleOf } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
@@ -38,41 +37,35 @@ async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
 	const url = new URL(base.url + path);
 	const problem = keyRule(credentials, url.origin).problem;
 	if (problem) throw fail(problem);
-	const deadlines = new Deadlines();
-	try {
-		const answer = await attempt(
-			async (options) =>
-				await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIALS_TYPE, options),
-			{
-				url: url.href,
-				method: 'GET',
-				qs,
-				headers: { Accept: 'application/json' },
-				redirects: { follow: 'origin', origin: url.origin },
-				timeout: TIMEOUT_MS,
-				maxBytes: MAX_BYTES,
-				deadlines,
-			},
-		);
-		const checked = 'kind' in answer ? answer : checkJson(answer);
-		if ('kind' in checked) {
-			throw fail(
-				`The museum service at ${base.url} did not answer (${checked.kind}): ${checked.message}`,
-			);
-		}
-		const status = checked.statusCode;
-		if (status < 200 || status >= 300 || !checked.json) {
-			const said = excerpt(checked.body.toString('utf8'));
-			throw fail(
-				`The museum service answered GET ${url.pathname} with HTTP ${status}${said ? `: "${said}"` : ''}`,
-			);
-		}
-		const page = readPage(checked.json.value);
-		if (typeof page === 'string') throw fail(`The museum service sent ${page} for ${url.pathname}`);
-		return page;
-	} finally {
-		deadlines.close();
+	const answer = await attempt(
+		async (options) =>
+			await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIALS_TYPE, options),
+		{
+			url: url.href,
+			method: 'GET',
+			qs,
+			headers: { Accept: 'application/json' },
+			redirects: { follow: 'origin', origin: url.origin },
+			timeout: TIMEOUT_MS,
+			maxBytes: MAX_BYTES,
+		},
+	);
+	const checked = 'kind' in answer ? answer : checkJson(answer);
+	if ('kind' in checked) {
+		const wording = { what: 'the museum service', timeout: TIMEOUT_MS, maxBytes: MAX_BYTES };
+		const [what, advice] = describeFailure(checked, wording);
+		throw fail(`Could not load the list from ${base.url}: ${what}. ${advice}`);
 	}
+	const status = checked.statusCode;
+	if (status < 200 || status >= 300 || !checked.json) {
+		const said = excerpt(checked.body.toString('utf8'));
+		throw fail(
+			`The museum service answered GET ${url.pathname} with HTTP ${status}${said ? `: "${said}"` : ''}`,
+		);
+	}
+	const page = readPage(checked.json.value);
+	if (typeof page === 'string') throw fail(`The museum service sent ${page} for ${url.pathname}`);
+	return page;
 }
 
 const count = (record: IDataObject) =>

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemOperation } from '../shared/items';
-import { SERVICES, type StyleEntry, type TriptychClient } from '../shared/transport';
+import type { StyleEntry, TriptychClient } from '../shared/transport';
 import { isTool } from '../shared/validation';
 import { getObject } from './actions/get';
 import { searchObjects } from './actions/search';
@@ -37,7 +37,7 @@ export function museumOperation(
 	return {
 		read: (i) => readPlan(ctx, i, asTool),
 		async run(plan, i) {
-			style ??= SERVICES.museum.styles[await client.style('museum')]!;
+			style ??= await client.styleEntry('museum');
 			const convert =
 				plan.output === 'simplified'
 					? simplify

@@ -6,16 +6,14 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { checkJson } from './transport/answer';
+import { checkJson, judge } from './transport/answer';
 import type { Sender } from './transport/attempt';
 import { attempt } from './transport/attempt';
-import { Deadlines } from './transport/deadlines';
-import { excerpt, gist, redactKey } from './transport/errors';
+import { excerpt, redactKey } from './transport/errors';
 import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
 import type { Service, Style } from './transport/services';
 import { SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
 import type { Failure } from './transport/types';
-import { isPlainObject } from './validation';
 
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
@@ -31,17 +29,17 @@ interface Target {
 
 const BY_RANK = [...SERVICE_NAMES].sort((a, b) => SERVICES[a].testRank - SERVICES[b].testRank);
 
+const filled = (data: ICredentialDataDecryptedObject, s: Service) =>
+	String(data[SERVICES[s].field] ?? '').trim() !== '';
+
 /**
- * What the test checks: the first base address filled in, in the order of the services' `testRank`, with the
- * request its style names (never one that fires an automation). A string is the reason it cannot test, saying what
- * to fix.
+ * What the test checks for one service: the request its style names (never one that fires an automation). A string
+ * is the reason it cannot test, saying what to fix.
  */
-export function testTarget(data: ICredentialDataDecryptedObject): Target | string {
-	const service = BY_RANK.find((s) => String(data[SERVICES[s].field] ?? '').trim() !== '');
-	if (!service) {
-		const labels = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
-		return `No address to test: fill in ${labels.slice(0, -1).join(', ')} or ${labels.at(-1)} (those of the services you use).`;
-	}
+export function testTarget(
+	data: ICredentialDataDecryptedObject,
+	service: Service,
+): Target | string {
 	const { label, field, styles } = SERVICES[service];
 	const checked = baseOf(data, service);
 	if (!('url' in checked)) return notWebAddress(label, data[field]);
@@ -63,12 +61,17 @@ const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error',
 export function judgeAnswer(
 	target: Target,
 	statusCode: number,
-	body: unknown,
+	judged: ReturnType<typeof judge>,
 ): INodeCredentialTestResult {
 	const { label, base, service } = target;
 	const at = `the ${SERVICES[service].name} at ${base}`;
 	const where = `${label} (${base})`;
-	const said = describe(body);
+	const said =
+		judged.kind === 'text'
+			? describe(excerpt(judged.text))
+			: judged.kind === 'data'
+				? ''
+				: describe(judged.said);
 	if (statusCode === 401)
 		return fail(
 			`The ${SERVICES[service].name} rejected the API key (HTTP 401). Check the API Key. Tested: ${where}.`,
@@ -81,7 +84,8 @@ export function judgeAnswer(
 		return fail(
 			`The ${where} redirects (HTTP ${statusCode}): set the ${label} to the address the service answers at.`,
 		);
-	if (target.style === 'iftttWebhooks') {
+	const { verdict } = SERVICES[service].styles[target.style]!.test;
+	if (verdict === 'keyPage') {
 		// the key's page says that the address is IFTTT's and knows the key; only firing an event would prove more
 		if (statusCode >= 200 && statusCode < 300)
 			return {
@@ -92,7 +96,7 @@ export function judgeAnswer(
 			return fail(
 				`${cap(at)} has no page for this key (HTTP 404): check the API Key (from IFTTT's Webhooks settings) and the ${label} (https://maker.ifttt.com).`,
 			);
-	} else if (service === 'trigger' && statusCode < 500) {
+	} else if (verdict === 'reachable' && statusCode < 500) {
 		// the trigger service's root may answer anything: reaching it is what can be checked without firing
 		return { status: 'OK', message: `Connection successful: ${at} answered (HTTP ${statusCode}).` };
 	}
@@ -104,14 +108,13 @@ export function judgeAnswer(
 		return fail(
 			`${cap(at)} answered HTTP ${statusCode}${said}. Check the ${label}, or try again later.`,
 		);
-	if (typeof body !== 'object' || body === null)
+	if (judged.kind === 'refused')
+		return fail(
+			`${cap(at)} answered status "${judged.envelope}"${said}. Check the API Key and the ${label}.`,
+		);
+	if (judged.kind !== 'data' || typeof judged.data !== 'object' || judged.data === null)
 		return fail(
 			`${cap(at)} did not answer with JSON${said}: the ${label} may point at a website or a proxy, not at the API.`,
-		);
-	const status = isPlainObject(body) ? body.status : undefined;
-	if (status === 'fail' || status === 'error')
-		return fail(
-			`${cap(at)} answered status "${status}"${describe((body as IDataObject).message)}. Check the API Key and the ${label}.`,
 		);
 	return { status: 'OK', message: `Connection successful: ${at} answered.` };
 }
@@ -154,37 +157,57 @@ export function judgeFailure(target: Target, failure: Failure): INodeCredentialT
 		return fail(
 			`The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`,
 		);
-	return fail(`Could not reach ${where}: ${excerpt(failure.message)} (${code}).`);
+	return fail(`Could not reach ${where}: ${excerpt(failure.detail ?? failure.kind)} (${code}).`);
 }
 
-function describe(value: unknown): string {
-	if (value === undefined || value === null || value === '') return '';
-	return `: "${gist(typeof value === 'string' ? value : JSON.stringify(value))}"`;
+function describe(said: string): string {
+	return said ? `: "${said}"` : '';
 }
 
 const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /**
- * The credential's Test (the three nodes name it with `testedBy`): one GET to the first configured address through
- * the nodes' transport (its deadline, size limit, redirect rule and failure classes), with the key applied by the
- * credential's own `authenticate`, and a verdict for every outcome that names the address and what to fix.
+ * The credential's Test (the three nodes name it with `testedBy`): one safe GET to each service filled in, at once,
+ * through the nodes' transport (its time limit, size limit, redirect rule and failure classes), with the key applied
+ * by the credential's own `authenticate`. It succeeds when every service does; otherwise its message gives every
+ * service's verdict, naming the address and what to fix. Services left empty are skipped, and said so.
  */
 export async function triptychApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const result = await runTest.call(this, data);
+	const tested = BY_RANK.filter((s) => filled(data, s));
+	if (!tested.length) {
+		const labels = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
+		return fail(
+			`No address to test: fill in ${labels.slice(0, -1).join(', ')} or ${labels.at(-1)} (those of the services you use).`,
+		);
+	}
+	const verdicts = await Promise.all(
+		tested.map(async (service) => {
+			const target = testTarget(data, service);
+			return typeof target === 'string' ? fail(target) : await runTest.call(this, data, target);
+		}),
+	);
+	const skipped = BY_RANK.filter((s) => !filled(data, s)).map(
+		(s) => `${SERVICES[s].label} empty: skipped.`,
+	);
+	const lines = verdicts.map((v, n) =>
+		tested.length === 1 ? v.message : `${SERVICES[tested[n]].label}: ${v.message}`,
+	);
+	const status = verdicts.every((v) => v.status === 'OK') ? 'OK' : 'Error';
+	// a credential for one service is tested as that; the others' emptiness is news only beside another verdict
+	const message = [...lines, ...(tested.length > 1 ? skipped : [])].join(' ');
 	// a service may echo the key back (in a message, a page, a redirect address): it is not shown
-	return { ...result, message: redactKey(result.message, String(data.apiKey ?? '')) };
+	return { status, message: redactKey(message, String(data.apiKey ?? '')) };
 }
 
 async function runTest(
 	this: ICredentialTestFunctions,
 	data: ICredentialDataDecryptedObject,
+	target: Target,
 ): Promise<INodeCredentialTestResult> {
-	const target = testTarget(data);
-	if (typeof target === 'string') return fail(target);
 	// n8n gives a credential test function one HTTP helper, `request` (ICredentialTestFunctions: no `httpRequest`).
 	// The linter's no-deprecated-workflow-functions rule matches `this.helpers.request` by its spelling and asks for
 	// `httpRequest`, which does not exist here; taking the helper by name is the same call, said here openly.
@@ -213,23 +236,16 @@ async function runTest(
 			return { statusCode: status, body: r?.body ?? r?.data, headers: r?.headers };
 		});
 	};
-	const deadlines = new Deadlines();
-	try {
-		const answer = await attempt(send, {
-			url: target.url.href,
-			method: 'GET',
-			headers: { Accept: 'application/json' },
-			redirects: { follow: 'origin', origin: target.url.origin },
-			timeout: TIMEOUT_MS,
-			maxBytes: MAX_BYTES,
-			deadlines,
-		});
-		const checked = 'kind' in answer ? answer : checkJson(answer);
-		if ('kind' in checked) return judgeFailure(target, checked);
-		const text = checked.body.toString('utf8');
-		const body = checked.json ? checked.json.value : text.trim() ? text : undefined;
-		return judgeAnswer(target, checked.statusCode, body);
-	} finally {
-		deadlines.close();
-	}
+	const answer = await attempt(send, {
+		url: target.url.href,
+		method: 'GET',
+		headers: { Accept: 'application/json' },
+		redirects: { follow: 'origin', origin: target.url.origin },
+		timeout: TIMEOUT_MS,
+		maxBytes: MAX_BYTES,
+	});
+	const checked = 'kind' in answer ? answer : checkJson(answer);
+	if ('kind' in checked) return judgeFailure(target, checked);
+	const redact = (text: string) => redactKey(text, String(data.apiKey ?? ''));
+	return judgeAnswer(target, checked.statusCode, judge(checked, redact));
 }

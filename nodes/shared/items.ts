@@ -79,8 +79,8 @@ export async function runItems<P>(
 }
 
 /**
- * A node's `execute()`: one client for the run (with the node's Concurrency), its items run by `runItems`, the
- * client closed at the end however the run ends.
+ * A node's `execute()`: one client for the run (with the node's Concurrency), its items run by `runItems`, and a
+ * hint when the run waited for quota resets the service announced.
  */
 export async function runNode<P>(
 	ctx: IExecuteFunctions,
@@ -95,8 +95,19 @@ export async function runNode<P>(
 			onStop: () => client.halt(),
 		});
 	} finally {
-		client.close();
+		if (client.announcedMs > 0)
+			addHint(
+				ctx,
+				`The service's rate-limit headers announced quota resets: this run waited ${Math.ceil(client.announcedMs / 1000)} s for them in all (not retries).`,
+			);
 	}
+}
+
+/** An execution hint in the output pane (n8n 1.x without them: nothing). */
+export function addHint(ctx: IExecuteFunctions, message: string): void {
+	const add = (ctx as { addExecutionHints?: IExecuteFunctions['addExecutionHints'] })
+		.addExecutionHints;
+	if (typeof add === 'function') add.call(ctx, { message, location: 'outputPane' });
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */

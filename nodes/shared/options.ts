@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
+import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport/retry';
 import type { NumberOption } from './fields';
 import { numberProperty, readNumber } from './fields';
 import { parameter } from './parameters';
@@ -10,6 +11,7 @@ export const TIMEOUT: NumberOption = {
 	name: 'timeout',
 	default: 30000,
 	min: 1,
+	max: 3_600_000,
 	description:
 		'Time limit of one attempt, in milliseconds: connecting, every redirect, the headers and the whole answer must arrive within it',
 };
@@ -19,8 +21,8 @@ export const MAX_RETRY_WAIT: NumberOption = {
 	name: 'maxRetryWait',
 	default: 30,
 	min: 0,
-	description:
-		'Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to 2 minutes (or this, when longer).',
+	max: 3600,
+	description: `Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to ${ANNOUNCED_WAIT_MS / 60_000} minutes (or this, when longer).`,
 };
 
 export const RETRY_DELAY: NumberOption = {
@@ -28,6 +30,7 @@ export const RETRY_DELAY: NumberOption = {
 	name: 'retryDelay',
 	default: 500,
 	min: 0,
+	max: 600_000,
 	description:
 		'Wait before the first retry, in milliseconds; doubled on each further retry, with jitter. A Retry-After header from the service takes precedence.',
 };
@@ -63,12 +66,12 @@ const MAX_ATTEMPTS = (description: string): NumberOption => ({
 
 /** Max Attempts as it is true for a GET: everything transient is retried. */
 export const MAX_ATTEMPTS_READ = MAX_ATTEMPTS(
-	'Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait and do not count.',
+	`Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, and do not count.`,
 );
 
 /** Max Attempts as it is true for Fire Automation, whose retries could fire an automation twice. */
 export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
-	'Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, not counted.',
+	`Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, not counted.`,
 );
 
 /** Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. */

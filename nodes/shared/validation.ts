@@ -120,7 +120,12 @@ export function describeValue(value: unknown): string {
 	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
 }
 
-/** Whether the node runs as an AI agent's tool (its type name ends in "Tool"). */
+/**
+ * Whether the node runs as an AI agent's tool: n8n's own signal where the n8n version has it, else the type name of
+ * a tool variant (it ends in "Tool").
+ */
 export function isTool(ctx: IExecuteFunctions): boolean {
+	const own = (ctx as { isToolExecution?: () => boolean }).isToolExecution;
+	if (typeof own === 'function' && own.call(ctx)) return true;
 	return /Tool$/.test(ctx.getNode().type);
 }

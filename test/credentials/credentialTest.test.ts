@@ -126,7 +126,7 @@ test.each<[string, Fault, (url: string) => string | RegExp]>([
 	[
 		'an error echoing the key',
 		{ kind: 'status', status: 500, body: { message: `key ${K} is revoked; you sent Bearer ${K}` } },
-		at(`answered HTTP 500: "{"message":"key *** is revoked; you sent Bearer ***"}". ${later}`),
+		at(`answered HTTP 500: "key *** is revoked; you sent Bearer ***". ${later}`),
 	],
 	[
 		'a fail envelope echoing the key',
@@ -224,7 +224,7 @@ describe('which address it tests', () => {
 	const quotes = useServer(() => startQuotesServer());
 	const trigger = useServer(() => startTriggerServer());
 
-	test('Museum URL empty: the Quotes URL (GET /tags?limit=1), without the key unless it is to be sent there', async () => {
+	test('every service filled in is tested, each named; the empty one is said to be skipped; the key only where it goes', async () => {
 		const only = {
 			apiKey: DEFAULT_API_KEY,
 			museumUrl: '',
@@ -233,7 +233,7 @@ describe('which address it tests', () => {
 		};
 		expect(await testCredential(only)).toEqual({
 			status: 'OK',
-			message: `Connection successful: the quotes service at ${quotes.url} answered.`,
+			message: `Quotes URL: Connection successful: the quotes service at ${quotes.url} answered. Trigger URL: Connection successful: the trigger service at ${trigger.url} answered (HTTP 404). Museum URL empty: skipped.`,
 		});
 		expect(quotes.requests).toHaveLength(1);
 		expect(quotes.requests[0]).toMatchObject({
@@ -245,7 +245,32 @@ describe('which address it tests', () => {
 		await testCredential({ ...only, sendKeyToQuotes: true });
 		expect(quotes.requests[1].headers.authorization).toBe(`Bearer ${DEFAULT_API_KEY}`);
 		expect(museum.requests).toHaveLength(0);
-		expect(trigger.requests).toHaveLength(0);
+		expect(trigger.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /', 'GET /']);
+		expect(trigger.deliveries).toHaveLength(0);
+	});
+
+	test('one service down fails the Test with every verdict; a wrong key on one is named', async () => {
+		const both = {
+			apiKey: DEFAULT_API_KEY,
+			quotesUrl: quotes.url,
+			triggerUrl: 'http://127.0.0.1:9',
+		};
+		const down = await testCredential(both);
+		expect(down.status).toBe('Error');
+		expect(down.message).toMatch(
+			/^Quotes URL: Connection successful: .* Trigger URL: Nothing listens at http:\/\/127\.0\.0\.1:9 .* Museum URL empty: skipped\.$/,
+		);
+		const wrong = await testCredential({
+			...both,
+			triggerUrl: trigger.url,
+			museumUrl: museum.url,
+			apiKey: 'wrong-key-1234',
+		});
+		expect(wrong.status).toBe('Error');
+		expect(wrong.message).toMatch(
+			/^Museum URL: The museum service rejected the API key \(HTTP 401\).* Quotes URL: Connection successful/,
+		);
+		expect(wrong.message).not.toContain('wrong-key-1234');
 	});
 
 	test('only the Trigger URL: its root address (never /trigger/), which may answer 404', async () => {
@@ -279,8 +304,7 @@ describe('which address it tests', () => {
 			}),
 		).toEqual({
 			status: 'Error',
-			message:
-				'The Museum URL "museum-api.example.edu" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
+			message: `Museum URL: The Museum URL "museum-api.example.edu" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com. Quotes URL: Connection successful: the quotes service at ${quotes.url} answered. Trigger URL empty: skipped.`,
 		});
 		expect(
 			await testCredential({ apiKey: DEFAULT_API_KEY, quotesUrl: 'ftp://quotes.example.com/' }),
@@ -289,6 +313,8 @@ describe('which address it tests', () => {
 				/^The Quotes URL "ftp:\/\/quotes\.example\.com" is not a web address/,
 			),
 		});
-		expect(museum.requests.length + quotes.requests.length + trigger.requests.length).toBe(0);
+		// only the quotes service, whose address is a good one, was asked
+		expect(museum.requests.length + trigger.requests.length).toBe(0);
+		expect(quotes.requests).toHaveLength(1);
 	});
 });

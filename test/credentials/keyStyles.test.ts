@@ -99,9 +99,10 @@ describe('the credential Test in every style', () => {
 			museumApi: 'harvard',
 			triggerUrl: `${harvard.url}/hooks`,
 		});
+		const clash = `The Trigger URL (Generic) and the Museum URL (Harvard Art Museums API) share the origin ${harvard.url} but take the API key in different ways: use one Triptych API credential per service.`;
 		expect(result).toEqual({
 			status: 'Error',
-			message: `The Trigger URL (Generic) and the Museum URL (Harvard Art Museums API) share the origin ${harvard.url} but take the API key in different ways: use one Triptych API credential per service.`,
+			message: `Museum URL: ${clash} Trigger URL: ${clash} Quotes URL empty: skipped.`,
 		});
 		expect(harvard.requests).toHaveLength(0);
 	});

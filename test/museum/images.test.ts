@@ -272,7 +272,7 @@ describe('failed downloads', () => {
 		const result = await run({ limit: 5, options: { ...FAST, maxAttempts: 2 } });
 		const error = result.error(NODE)!;
 		expect(error.message).toBe(
-			`Could not download the image of object 1 from ${url}: no answer from the image host [item 0]`,
+			`Could not download the image of object 1 from ${url}: Could not reach the image host [item 0]`,
 		);
 		expect(error.description).toMatch(/ECONNREFUSED/);
 	});

@@ -438,11 +438,11 @@ describe('bad values are refused before any request, naming the field and the it
 		],
 		[
 			{ options: { timeout: 0 } },
-			/^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/,
+			/^"Timeout \(ms\)" must be a whole number from 1 to 3600000, not 0 \[item 0\]$/,
 		],
 		[
 			{ options: { retryDelay: -5 } },
-			/^"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5 \[item 0\]$/,
+			/^"Initial Retry Delay \(ms\)" must be a whole number from 0 to 600000, not -5 \[item 0\]$/,
 		],
 		[
 			{ options: { maxResponseSize: 0 } },

@@ -376,7 +376,7 @@ describe('bad field values are refused before any request', () => {
 		[{ q: '={{ { a: 1 } }}' }, /"Search" must be text, not \{"a":1\}/],
 		[
 			{ options: { timeout: 0 } },
-			/^"Timeout \(ms\)" must be a whole number of 1 or more, not 0 \[item 0\]$/,
+			/^"Timeout \(ms\)" must be a whole number from 1 to 3600000, not 0 \[item 0\]$/,
 		],
 		[
 			{ options: { maxResponseSize: 2000 } },
@@ -392,11 +392,11 @@ describe('bad field values are refused before any request', () => {
 		],
 		[
 			{ options: { retryDelay: -5 } },
-			/"Initial Retry Delay \(ms\)" must be a whole number of 0 or more, not -5/,
+			/"Initial Retry Delay \(ms\)" must be a whole number from 0 to 600000, not -5/,
 		],
 		[
 			{ options: { maxRetryWait: -1 } },
-			/"Max Retry Wait \(Seconds\)" must be a whole number of 0 or more/,
+			/"Max Retry Wait \(Seconds\)" must be a whole number from 0 to 3600/,
 		],
 		[
 			{ options: { sortBy: '={{ "popularity" }}' } },

@@ -480,14 +480,14 @@ export async function createTestServer<M extends BaseMode>(
 	};
 }
 
-const BUDGETS = path.resolve(__dirname, '../../dist/nodes/shared/transport/budget.js');
+const LIMITERS = path.resolve(__dirname, '../../dist/nodes/shared/transport/limiter.js');
 
 /**
  * A reset service meets clients that know nothing of it: the budgets the nodes keep in this process (the same
  * module n8n loaded from dist/) are forgotten, as in a new n8n process.
  */
 function forgetBudgets(): void {
-	if (fs.existsSync(BUDGETS)) (require(BUDGETS) as { forgetBudgets(): void }).forgetBudgets();
+	if (fs.existsSync(LIMITERS)) (require(LIMITERS) as { forgetLimiters(): void }).forgetLimiters();
 }
 
 export function send(res: http.ServerResponse, reply: Reply): void {

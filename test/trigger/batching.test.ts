@@ -1,7 +1,7 @@
 /** Fire Automation: Concurrency, batching windows, output order, and a failure that stops sending. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { Gate } from '../../nodes/shared/transport/gate';
+import { START } from '../../nodes/shared/transport/limiter';
 import { startTriggerServer } from '../servers';
 import { useServer } from '../harness/engine';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
@@ -182,7 +182,7 @@ describe('failures', () => {
 		expect(error.message).toMatch(/\[item \d+\]$/);
 		// several were in flight together (as many as the adaptive limit starts with)...
 		expect(server.requests.length).toBeGreaterThan(1);
-		expect(server.requests.length).toBeLessThanOrEqual(Gate.START);
+		expect(server.requests.length).toBeLessThanOrEqual(START);
 		// ...and the items still waiting for their turn were never sent
 		expect(server.requests.length).toBeLessThan(30);
 		// the node waited for those in flight: each of them reached the service and was answered

@@ -1,7 +1,7 @@
 /** Fire Automation run concurrently: the shared 429 gate, the no-repeat rule, output order and pairing. */
 import type { IDataObject, IPairedItemData } from 'n8n-workflow';
 
-import { Gate } from '../../nodes/shared/transport/gate';
+import { START } from '../../nodes/shared/transport/limiter';
 import { startTriggerServer } from '../servers';
 import { useServer } from '../harness/engine';
 import { FAST, NODE, numbered, runTrigger } from './helpers';
@@ -26,7 +26,7 @@ test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives
 	const quiet = server.requests.filter((r) => r.at > refused + 1000 && r.at < refused + 1950);
 	expect(quiet.map((r) => r.at - refused)).toEqual([]);
 	const underWay = server.requests.filter((r) => r.at > refused && r.at <= refused + 1000);
-	expect(underWay.length).toBeLessThanOrEqual(Gate.START * 2);
+	expect(underWay.length).toBeLessThanOrEqual(START * 2);
 	const late = server.requests.filter((r) => r.at >= refused + 1950);
 	expect(late.length).toBeGreaterThan(0);
 	expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
@@ -81,7 +81,7 @@ test('Stop during a concurrent run: calls in flight end, nothing new is sent, th
 		{ event: 'stopped' },
 		{ items: numbered(60), onStart: (fn) => (stop = fn) },
 	);
-	for (let i = 0; i < 100 && server.requests.length < Gate.START; i++) {
+	for (let i = 0; i < 100 && server.requests.length < START; i++) {
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 	expect(server.requests.length).toBeGreaterThan(1);

@@ -408,11 +408,11 @@ describe('bad values are refused before any request', () => {
 			-5,
 			'"Batch Interval (ms)" must be a whole number of 0 or more, not -5 [item 0]',
 		],
-		['timeout', 0, '"Timeout (ms)" must be a whole number of 1 or more, not 0 [item 0]'],
+		['timeout', 0, '"Timeout (ms)" must be a whole number from 1 to 3600000, not 0 [item 0]'],
 		[
 			'retryDelay',
 			-1,
-			'"Initial Retry Delay (ms)" must be a whole number of 0 or more, not -1 [item 0]',
+			'"Initial Retry Delay (ms)" must be a whole number from 0 to 600000, not -1 [item 0]',
 		],
 		[
 			'maxResponseSize',

@@ -28,9 +28,7 @@ describe('checkJson', () => {
 		(body) => {
 			const checked = checkJson(res(200, body));
 			expect(checked).toMatchObject({ kind: 'broken', code: 'ETRUNCATED', sent: true });
-			expect((checked as { message: string }).message).toContain(
-				`${Buffer.byteLength(body)} bytes`,
-			);
+			expect((checked as { detail: string }).detail).toContain(`${Buffer.byteLength(body)} bytes`);
 		},
 	);
 
@@ -54,6 +52,8 @@ describe('checkJson', () => {
 	});
 });
 
+const same = (text: string) => text;
+
 describe('envelopes and messages', () => {
 	test('isEnvelope', () => {
 		expect(isEnvelope({ status: 'success', data: [] })).toBe(true);
@@ -64,10 +64,10 @@ describe('envelopes and messages', () => {
 	});
 
 	test('extractMessage looks in the usual places', () => {
-		expect(extractMessage({ message: 'a' })).toBe('a');
-		expect(extractMessage({ error: { message: 'b' } })).toBe('b');
-		expect(extractMessage({ detail: 'c' })).toBe('c');
-		expect(extractMessage({ errors: [{ title: 'd' }] })).toBe('d');
-		expect(extractMessage({ nothing: 1 })).toBeUndefined();
+		expect(extractMessage({ message: 'a' }, same)).toBe('a');
+		expect(extractMessage({ error: { message: 'b' } }, same)).toBe('b');
+		expect(extractMessage({ detail: 'c' }, same)).toBe('c');
+		expect(extractMessage({ errors: [{ title: 'd' }] }, same)).toBe('d');
+		expect(extractMessage({ nothing: 1 }, same)).toBeUndefined();
 	});
 });

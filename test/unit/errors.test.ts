@@ -95,13 +95,10 @@ describe('failureError', () => {
 
 	test('a Timeout of whole seconds is given in seconds', () => {
 		const error = failureError(
-			node,
-			'quotes',
-			2,
-			{ kind: 'timeout', code: 'ETIMEDOUT', message: 'x', sent: true },
+			{ node, service: 'quotes', itemIndex: 2, redact: (t: string) => t },
+			{ kind: 'timeout', code: 'ETIMEDOUT', sent: true },
 			undefined,
 			{ ...limits, timeout: 30000 },
-			(t: string) => t,
 		);
 		expect(error.message).toBe(
 			'The quotes service did not answer in full within the Timeout (30 s) [item 2]',

@@ -62,7 +62,7 @@ export async function searchObjects(
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: search.startPage,
 		maxPages: search.maxPages,
-		concurrency: Math.min(PAGES_AT_ONCE, client.gate('museum').max),
+		concurrency: Math.min(PAGES_AT_ONCE, client.maxInFlight('museum')),
 		// The service may hand out overlapping pages (a record added or removed while paging shifts them):
 		// a record already output from an earlier page is dropped, by its objectid.
 		key: recordKey,

@@ -2,10 +2,11 @@ import type { INode } from 'n8n-workflow';
 
 import { header } from './attempt';
 import { isPlainObject } from '../validation';
-import { apiError, excerpt, gist, hint, isHtml } from './errors';
+import { MAX_TEXT, apiError, cut, gist, hint, isHtml, shown } from './errors';
+import type { GaveUp } from './retry';
 import type { Service } from './services';
 import { SERVICES, styleChoices } from './services';
-import type { ApiResponse, Failure, RawResponse, Stop } from './types';
+import type { ApiResponse, Failure, RawResponse } from './types';
 
 /**
  * Parses a JSON answer once, where the transfer is still being judged: a 2xx whose JSON stops halfway is a broken
@@ -24,7 +25,7 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 			return {
 				kind: 'broken',
 				code: 'ETRUNCATED',
-				message: `the JSON ends after ${res.body.length} bytes, before it is complete`,
+				detail: `the JSON ends after ${res.body.length} bytes, before it is complete`,
 				sent: true,
 			};
 		}
@@ -45,118 +46,133 @@ export function isEnvelope(
 	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
-export function extractMessage(body: unknown): string | undefined {
-	if (typeof body === 'string') return excerpt(body, 300);
+/** What a service's error body says, cut and redacted before it is shortened. */
+export function extractMessage(
+	body: unknown,
+	redact: (text: string) => string,
+): string | undefined {
+	const say = (text: string) => shown(text, redact, 300);
+	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
 	for (const key of ['message', 'error', 'detail', 'title', 'statusMessage']) {
 		const value = body[key];
-		if (typeof value === 'string' && value) return excerpt(value, 300);
-		if (isPlainObject(value) && typeof value.message === 'string')
-			return excerpt(value.message, 300);
+		if (typeof value === 'string' && value) return say(value);
+		if (isPlainObject(value) && typeof value.message === 'string') return say(value.message);
 	}
-	if (Array.isArray(body.errors) && body.errors.length) return extractMessage(body.errors[0]);
+	if (Array.isArray(body.errors) && body.errors.length)
+		return extractMessage(body.errors[0], redact);
 	return undefined;
 }
 
 /**
- * Turns an answer into data, or into a clear error that never shows the key. With `acceptText` a 2xx that is not
- * JSON is a success: the service took the call (its text is in `text`).
+ * What an answer is, judged once (the nodes and the credential Test read this):
+ * - `data`: a 2xx JSON answer, or an envelope with status "success" (`data` and `message` unwrapped);
+ * - `text`: a 2xx answer that is not JSON (a success only for requests that accept text);
+ * - `page`: a non-2xx answer that is not JSON (`html` when it is a web page);
+ * - `refused`: a JSON answer that reports a failure (HTTP status, or an envelope's "fail"/"error").
+ * `said` is what the service said, cut, redacted and shortened.
  */
-export function interpret(
-	res: RawResponse,
-	node: INode,
-	service: Service,
-	itemIndex: number,
-	attempts: number,
-	stop: Stop | undefined,
-	redact: (text: string) => string,
-	acceptText = false,
-): ApiResponse {
-	const { label, name } = SERVICES[service];
+export type Judgement =
+	| { kind: 'data'; data: unknown; message?: string }
+	| { kind: 'text'; text: string }
+	| { kind: 'page'; html: boolean; said: string; contentType: string }
+	| { kind: 'refused'; envelope?: string; said: string };
+
+export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
 	const status = res.statusCode;
 	const ok = status >= 200 && status < 300;
-	// the text only when the answer is not JSON (checkJson parsed it already otherwise)
-	const text = res.json ? '' : res.body.toString('utf8').trim();
-	const body: unknown = res.json ? res.json.value : text === '' ? undefined : null;
-
-	if (body === null && ok && acceptText) {
-		const answer = { data: undefined, statusCode: status, headers: res.headers, attempts };
-		return {
-			...answer,
-			text: redact(res.body.toString('utf8')),
-			...(res.cut ? { cut: true } : {}),
-		};
-	}
-	if (body === null) {
+	if (!res.json) {
+		const text = res.body.toString('utf8');
+		if (!text.trim() && ok) return { kind: 'data', data: undefined };
+		if (ok) return { kind: 'text', text };
 		const contentType = header(res.headers, 'content-type') ?? '';
 		const html = isHtml(text, contentType);
-		const said = redact(html ? gist(text) : excerpt(text));
-		const kind = html
-			? 'an HTML page'
-			: /json/i.test(contentType)
-				? 'malformed JSON'
-				: `a body that is not JSON (${contentType || 'no content type'})`;
-		const message = `The ${name} answered HTTP ${status} with ${kind}${said ? `: "${said}"` : ''}`;
-		const description = [
-			ok
-				? `Check the ${label} in the Triptych API credentials: it must point at the API itself, not a web page.`
-				: hint(String(status), label),
-			stop ? (stop.unsafe ? stop.text : `(${stop.text})`) : '',
-		]
-			.filter(Boolean)
-			.join(' ');
-		throw apiError({
-			node,
-			service,
-			itemIndex,
-			message,
-			description,
-			httpCode: String(status),
-			details: { message: `${message}.`, contentType, excerpt: said },
-			redact,
-		});
+		const said = html ? gist(redact(cut(text, MAX_TEXT * 2))) : shown(text, redact);
+		return { kind: 'page', html, said, contentType: cut(contentType, 100) };
 	}
-
+	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;
 	if (ok && (!envelope || envelope.status === 'success')) {
-		return {
-			data: envelope ? envelope.data : body,
-			message: envelope && typeof envelope.message === 'string' ? envelope.message : undefined,
-			statusCode: status,
-			headers: res.headers,
-			attempts,
-		};
+		const message = envelope && typeof envelope.message === 'string' ? envelope.message : undefined;
+		return { kind: 'data', data: envelope ? envelope.data : body, message };
 	}
+	const said = extractMessage(body, redact) ?? '';
+	return { kind: 'refused', envelope: envelope?.status, said };
+}
 
-	const serviceMessage = redact(extractMessage(body) ?? '');
-	const envStatus = envelope?.status;
+/** How an answer is read for a node: its item, what went before, and whether text is a success. */
+export interface Reading {
+	node: INode;
+	service: Service;
+	itemIndex: number;
+	attempts: number;
+	gaveUp?: GaveUp;
+	redact: (text: string) => string;
+	acceptText?: boolean;
+}
+
+/** Turns an answer into data, or into a clear error that never shows the key. */
+export function interpret(res: RawResponse, r: Reading): ApiResponse {
+	const { label, name } = SERVICES[r.service];
+	const status = res.statusCode;
+	const ok = status >= 200 && status < 300;
+	const judged = judge(res, r.redact);
+	const answer = { statusCode: status, headers: res.headers, attempts: r.attempts };
+	if (judged.kind === 'data') return { ...answer, data: judged.data, message: judged.message };
+	if (judged.kind === 'text' && r.acceptText)
+		return {
+			...answer,
+			data: undefined,
+			text: r.redact(judged.text),
+			...(res.cut ? { cut: true } : {}),
+		};
+	const { gaveUp } = r;
+	const after = gaveUp ? (gaveUp.unsafe ? gaveUp.text : `(${gaveUp.text})`) : '';
+	if (judged.kind !== 'refused') {
+		const text = judged.kind === 'text' ? shown(judged.text, r.redact) : judged.said;
+		const contentType =
+			judged.kind === 'page' ? judged.contentType : (header(res.headers, 'content-type') ?? '');
+		const kind =
+			judged.kind === 'page' && judged.html
+				? 'an HTML page'
+				: /json/i.test(contentType)
+					? 'malformed JSON'
+					: `a body that is not JSON (${cut(contentType, 100) || 'no content type'})`;
+		const message = `The ${name} answered HTTP ${status} with ${kind}${text ? `: "${text}"` : ''}`;
+		const fix = ok
+			? `Check the ${label} in the Triptych API credentials: it must point at the API itself, not a web page.`
+			: hint(String(status), label);
+		throw apiError({
+			...r,
+			message,
+			description: [fix, after].filter(Boolean).join(' '),
+			httpCode: String(status),
+			details: { message: `${message}.`, contentType: cut(contentType, 100), excerpt: text },
+		});
+	}
+	const said = judged.said;
 	const summary =
-		envStatus && envStatus !== 'success'
-			? `The ${name} answered status "${envStatus}"${serviceMessage ? `: ${serviceMessage}` : ''}`
-			: `The ${name} answered HTTP ${status}${serviceMessage ? `: ${serviceMessage}` : ''}`;
+		judged.envelope && judged.envelope !== 'success'
+			? `The ${name} answered status "${judged.envelope}"${said ? `: ${said}` : ''}`
+			: `The ${name} answered HTTP ${status}${said ? `: ${said}` : ''}`;
 	let description = ok
 		? `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`
 		: hint(String(status), label);
-	if (status === 401) description = keyAdvice(service);
-	if (stop?.unsafe) {
-		description = `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${stop.text}`;
-	} else if (stop) {
-		description += ` (${stop.text})`;
-	}
+	if (status === 401) description = keyAdvice(r.service);
+	if (gaveUp?.unsafe)
+		description = `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${gaveUp.text}`;
+	else if (gaveUp) description += ` ${after}`;
 	throw apiError({
-		node,
-		service,
-		itemIndex,
+		...r,
 		message: `${summary}${ok ? ` (HTTP ${status})` : ''}`,
 		description,
 		httpCode: String(status),
-		details: { message: serviceMessage || summary },
-		redact,
+		details: { message: said || summary },
 	});
 }
 
 /** What to check when a service refuses the key: the key, and how the credential sends it to this service. */
-function keyAdvice(service: Service): string {
+export function keyAdvice(service: Service): string {
 	const { keySwitch, label, name, styleField } = SERVICES[service];
 	if (keySwitch)
 		return `The ${name} asks for a key: turn on "${keySwitch.displayName}" in the Triptych API credentials, and check the API Key.`;

@@ -1,18 +1,11 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import { discard, readBody, tooLarge } from './body';
-import { redactKey } from './errors';
-import {
-	MAX_REDIRECTS,
-	REDIRECT_STATUS,
-	originOf,
-	redirectedMethod,
-	resolveLocation,
-} from './origin';
-import type { Deadlines } from './deadlines';
+import { cut, redactKey } from './errors';
+import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
 import { Stopper } from './stop';
-import { ENDED } from './timing';
-import type { Failure, RawResponse } from './types';
+import { ENDED, wait } from './timing';
+import type { Failure, RawResponse, RedirectProblem } from './types';
 import { WireFailure } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
@@ -37,8 +30,6 @@ export interface AttemptSpec {
 	cutOff?: boolean;
 	/** Stop in n8n's editor */
 	cancel?: Stopper;
-	/** The run's timer for time limits */
-	deadlines: Deadlines;
 }
 
 const ABORTED = Symbol('aborted');
@@ -52,9 +43,9 @@ interface WireAnswer {
 
 /**
  * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. Its deadline (the run's `Deadlines`: nodes may not use timers) ends the wait for headers, every redirect
- * hop and the body read, and reaches n8n's HTTP client through `abortSignal` where n8n passes it on (for
- * authenticated requests n8n applies its own Stop signal instead: an answer that arrives late is thrown away).
+ * rejects. Its time limit (n8n's `sleep`: nodes may not use timers) ends the wait for headers, every redirect hop
+ * and the body read, and reaches n8n's HTTP client through `abortSignal` where n8n passes it on (for authenticated
+ * requests n8n applies its own Stop signal instead: an answer that arrives late is thrown away).
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();
@@ -70,7 +61,10 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	};
 	let answered = false;
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
-	const clearDeadline = spec.deadlines.add(spec.timeout, () => end(timedOut(spec.timeout)));
+	const timer = new Stopper();
+	void wait(spec.timeout, timer).then(() => {
+		if (!timer.aborted) end(timedOut(spec.timeout));
+	});
 
 	try {
 		let { url, method, qs, body } = spec;
@@ -109,18 +103,27 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			if (spec.redirects.follow === 'origin' && REDIRECT_STATUS.has(status) && location) {
 				discard(answer.body);
 				const next = resolveLocation(location, url);
-				const problem = !next
-					? `to "${location.slice(0, 200)}", which is not a web address`
+				const problem: RedirectProblem | undefined = !next
+					? 'notAddress'
 					: next.origin !== spec.redirects.origin
-						? 'other-origin'
+						? 'otherOrigin'
 						: redirectedMethod(status, method) === undefined
-							? `with HTTP ${status}, which would turn the ${method} into a GET without its body`
+							? 'dropsBody'
 							: next.href === spec.url || seen?.has(next.href)
-								? `in a loop (back to ${next.pathname}${next.search})`
+								? 'loop'
 								: hop >= MAX_REDIRECTS
-									? `more than ${MAX_REDIRECTS} times (last to ${next.pathname})`
+									? 'tooMany'
 									: undefined;
-				if (problem) return redirectFailure(problem, status, next?.href ?? location);
+				if (problem) {
+					const to = next?.href ?? location.slice(0, 2000);
+					return {
+						kind: 'redirect',
+						code: `HTTP ${status}`,
+						sent: true,
+						location: to,
+						redirect: problem,
+					};
+				}
 				(seen ??= new Set()).add(next!.href);
 				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;
 				if (nextMethod !== method) body = undefined;
@@ -134,7 +137,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			let cut = false;
 			if (!cutOff && !header(headers, 'content-encoding') && declared > spec.maxBytes) {
 				discard(answer.body);
-				return tooLarge(spec.maxBytes, 'declared');
+				return tooLarge(spec.maxBytes);
 			}
 			try {
 				const bytes = await readBody(
@@ -153,7 +156,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	} finally {
 		over = true;
 		unsubscribe?.();
-		clearDeadline();
+		timer.stop();
 		// an attempt that did not end with a whole answer also ends whatever n8n's client still does for it
 		if (!answered) controller.abort(ENDED);
 	}
@@ -178,27 +181,12 @@ export function header(headers: IDataObject, name: string): string | undefined {
 	return String(Array.isArray(value) ? value[0] : value);
 }
 
-function timedOut(timeout: number): Failure {
-	return {
-		kind: 'timeout',
-		code: 'ETIMEDOUT',
-		message: `no complete answer within ${timeout} ms`,
-		sent: true,
-	};
+function timedOut(timeoutMs: number): Failure {
+	return { kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs };
 }
 
 function canceled(): Failure {
-	return { kind: 'canceled', code: 'ECANCELED', message: 'the execution was stopped', sent: true };
-}
-
-function redirectFailure(problem: string, status: number, location: string): Failure {
-	return {
-		kind: 'redirect',
-		code: `HTTP ${status}`,
-		message: problem === 'other-origin' ? `to another origin (${originOf(location)})` : problem,
-		sent: true,
-		location,
-	};
+	return { kind: 'canceled', code: 'ECANCELED', sent: true };
 }
 
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
@@ -215,12 +203,12 @@ export function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
 	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
-	const message = redactKey(raw, '');
-	const timeout = /timeout/i.test(message) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
+	const detail = redactKey(cut(raw), '');
+	const timeout = /timeout/i.test(detail) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
 	return {
 		kind: timeout ? 'timeout' : 'network',
-		code: timeout && code === 'EUNKNOWN' ? 'ETIMEDOUT' : code,
-		message,
+		code: timeout && code === 'EUNKNOWN' ? 'ETIMEDOUT' : code.slice(0, 40),
+		detail,
 		// anything but a failure to connect (reset, timeout, broken pipe, unknown) may have reached the service
 		sent: !NOT_SENT_CODES.has(code),
 	};

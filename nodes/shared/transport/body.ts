@@ -33,17 +33,8 @@ export function discard(body: unknown): void {
 	body.resume();
 }
 
-export function tooLarge(limit: number, seen: number | 'declared'): Failure {
-	return {
-		kind: 'tooLarge',
-		code: 'ETOOLARGE',
-		message:
-			seen === 'declared'
-				? `the answer declares more than ${limit} bytes`
-				: `the answer passed ${limit} bytes`,
-		sent: true,
-		limit,
-	};
+export function tooLarge(limit: number): Failure {
+	return { kind: 'tooLarge', code: 'ETOOLARGE', sent: true, limit };
 }
 
 /**
@@ -95,7 +86,7 @@ export async function readBody(
 				onCut();
 				return finish(undefined, true);
 			}
-			if (size > limit) return finish(tooLarge(limit, size));
+			if (size > limit) return finish(tooLarge(limit));
 			chunks.push(piece);
 		};
 		const onEnd = () => finish();
@@ -117,11 +108,7 @@ export async function readBody(
 
 function broken(error: unknown): Failure {
 	const e = error as { code?: unknown; message?: unknown } | undefined;
-	return {
-		kind: 'broken',
-		code: typeof e?.code === 'string' ? e.code : 'ECONNRESET',
-		message:
-			typeof e?.message === 'string' && e.message ? e.message : 'the connection closed mid-answer',
-		sent: true,
-	};
+	const code = typeof e?.code === 'string' ? e.code.slice(0, 40) : 'ECONNRESET';
+	const said = typeof e?.message === 'string' && e.message ? e.message.slice(0, 300) : '';
+	return { kind: 'broken', code, sent: true, detail: said || 'the connection closed mid-answer' };
 }

@@ -9,15 +9,14 @@ import { NodeOperationError } from 'n8n-workflow';
 import { checkJson, interpret } from './answer';
 import type { AttemptSpec, Sender } from './attempt';
 import { attempt } from './attempt';
-import { Deadlines } from './deadlines';
 import { apiError, failureError, redactAll, redactKey } from './errors';
-import { Gate } from './gate';
-import { Stopper } from './stop';
+import { Limiter, type Run, limiterFor } from './limiter';
 import { baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
 import type { Outcome } from './retry';
 import { withRetries } from './retry';
-import type { Service, Style } from './services';
+import type { Service, Style, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
+import { Stopper } from './stop';
 import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
@@ -33,40 +32,34 @@ export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseByte
 
 /**
  * The one way the three nodes talk to their services. One client serves one node execution: it reads the
- * credentials once, keeps one gate per service over the budget every run in the process shares (per origin
- * and credential), and sends through n8n's request helpers (so proxies and n8n's settings apply), with the
- * API key only on requests to the service's own origin.
+ * credentials once, takes its turns at the limiter every run in the process shares per service (origin and
+ * credential), and sends through n8n's request helpers (so proxies and n8n's settings apply), with the API key only
+ * on requests to the service's own origin. A request goes node → client → limiter and attempt (retry.ts) → answer.
  */
 export class TriptychClient {
 	private credentials?: Promise<IDataObject>;
 	private apiKey = '';
-	private readonly gates = new Map<string, Gate>();
-	private execution?: Stopper;
-	private stopSignal?: Stopper;
-	/** Per service: the checked base address and its origin, and how requests are sent */
+	/** n8n's Stop for this execution: it also ends the requests under way */
+	private readonly stopped: Stopper;
+	/** Stop, or the node stopping after a failed item: nothing more is started, waits end */
+	readonly cancel: Stopper;
+	private readonly runs = new Map<Service | 'images', { run: Run; limiter?: Limiter }>();
 	private readonly bases = new Map<Service, { url: string; origin: string }>();
 	private readonly senders = new Map<Service, Sender>();
-	private theNode?: INode;
-	/** One timer for the time limits of every attempt of the run */
-	private readonly deadlines = new Deadlines();
+	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
+	announcedMs = 0;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly concurrency: number,
-	) {}
-
-	/** n8n's Stop for this execution (never fires on n8n versions without a cancel signal). */
-	get cancel(): Stopper {
-		if (!this.execution) {
-			const ctx = this.ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined };
-			const signal =
-				typeof ctx.getExecutionCancelSignal === 'function'
-					? ctx.getExecutionCancelSignal()
-					: undefined;
-			this.execution = new Stopper(signal);
-		}
-		return this.execution;
+	) {
+		const get = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined })
+			.getExecutionCancelSignal;
+		this.stopped = new Stopper(typeof get === 'function' ? get.call(ctx) : undefined);
+		this.cancel = new Stopper(this.stopped);
 	}
+
+	private theNode?: INode;
 
 	/** The node (n8n's `getNode()` copies it deeply on every call). */
 	private get node(): INode {
@@ -74,40 +67,34 @@ export class TriptychClient {
 		return this.theNode;
 	}
 
-	/** The end of the node run: ends the run's timer. */
-	close(): void {
-		this.deadlines.close();
-	}
-
-	/** Stop or halt: nothing more is started (requests already on the wire are left to finish). */
-	private get stopping(): Stopper {
-		this.stopSignal ??= new Stopper(this.cancel);
-		return this.stopSignal;
-	}
-
-	/** After an item failed and the node stops: requests waiting for their turn are not sent. */
+	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
 	halt(): void {
-		this.stopping.stop('not sent: an earlier item failed and the node stopped');
+		this.cancel.stop('not sent: an earlier item failed and the node stopped');
 	}
 
-	/** A service's gate over its shared budget; the image host's at most MAX_IMAGE_DOWNLOADS at once. */
-	gate(name: Service | 'images'): Gate {
-		let gate = this.gates.get(name);
-		if (!gate) {
-			const max = Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
-			const key = () =>
-				`${this.bases.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
-			gate = new Gate(max, this.stopping, name === 'images' ? undefined : key);
-			this.gates.set(name, gate);
+	/** Requests of this run to a service at once at most: its Concurrency (images: at most 8). */
+	maxInFlight(name: Service | 'images'): number {
+		return Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
+	}
+
+	/** This run's side of a service's limiter (images: a limiter of the run's own). */
+	private turnOf(name: Service | 'images'): { run: Run; limiter: Limiter } {
+		let entry = this.runs.get(name);
+		if (!entry) {
+			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
+			entry = { run, limiter: name === 'images' ? new Limiter() : undefined };
+			this.runs.set(name, entry);
+			this.cancel.subscribe(() => entry!.limiter?.leave(run));
 		}
-		return gate;
+		if (!entry.limiter) {
+			const origin = this.bases.get(name as Service)?.origin;
+			entry.limiter = limiterFor(`${origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`);
+		}
+		return entry as { run: Run; limiter: Limiter };
 	}
 
 	/** The service's base address, validated, without trailing slashes, and its origin. */
-	private async base(
-		service: Service,
-		itemIndex: number,
-	): Promise<{ url: string; origin: string }> {
+	private async base(service: Service, itemIndex: number) {
 		const known = this.bases.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
@@ -128,6 +115,11 @@ export class TriptychClient {
 	/** How the credential says the service takes the key. */
 	async style(service: Service): Promise<Style> {
 		return styleOf(await this.getCredentials(), service);
+	}
+
+	/** What the service's style implies (its entry in the service table): route, paging, lists. */
+	async styleEntry(service: Service): Promise<StyleEntry> {
+		return SERVICES[service].styles[await this.style(service)]!;
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
@@ -151,8 +143,7 @@ export class TriptychClient {
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
 			cutOff: req.acceptText,
-			cancel: this.cancel,
-			deadlines: this.deadlines,
+			cancel: this.stopped,
 		};
 		const outcome = await this.withRetries(
 			req.service,
@@ -163,46 +154,39 @@ export class TriptychClient {
 			settings,
 			req.repeatable,
 			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
-			itemIndex,
 		);
 		const { node, redact } = this;
-		const { attempts, stop } = outcome;
-		if ('failure' in outcome)
-			throw failureError(node, req.service, itemIndex, outcome.failure, stop, settings, redact);
-		return interpret(
-			outcome.res,
-			node,
-			req.service,
-			itemIndex,
+		const { attempts, gaveUp } = outcome;
+		const where = { node, service: req.service, itemIndex, redact };
+		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
+		const answer = interpret(outcome.res, {
+			...where,
 			attempts,
-			stop,
-			redact,
-			req.acceptText,
-		);
+			gaveUp,
+			acceptText: req.acceptText,
+		});
+		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
+		if (this.apiKey.length >= 4 && send !== this.plain)
+			answer.data = redactAll(answer.data, redact);
+		return answer;
 	}
 
 	/**
 	 * GET for files (museum images): never authenticated, so the API key cannot reach the image host or a CDN it
 	 * redirects to; redirects are followed wherever they go. Same time and size bounds and retries as API requests.
 	 */
-	async download(url: string, settings: DownloadSettings, itemIndex: number): Promise<Outcome> {
+	async download(url: string, settings: DownloadSettings): Promise<Outcome> {
 		const spec: AttemptSpec = {
 			url,
 			method: 'GET',
 			redirects: { follow: 'any' },
 			timeout: settings.timeout,
 			maxBytes: settings.maxBytes,
-			cancel: this.cancel,
-			deadlines: this.deadlines,
+			cancel: this.stopped,
 		};
-		return await this.withRetries(
-			'images',
-			async () => await attempt(this.plain, spec),
-			{ ...settings, maxResponseBytes: settings.maxBytes },
-			true,
-			DEFAULT_NO_RETRY_ADVICE,
-			itemIndex,
-		);
+		const limits = { ...settings, maxResponseBytes: settings.maxBytes };
+		const send = async () => await attempt(this.plain, spec);
+		return await this.withRetries('images', send, limits, true, DEFAULT_NO_RETRY_ADVICE);
 	}
 
 	/** Requests that never carry the key */
@@ -211,25 +195,28 @@ export class TriptychClient {
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
 	private async withRetries(
-		gate: Service | 'images',
-		run: () => ReturnType<Parameters<typeof withRetries>[0]>,
+		name: Service | 'images',
+		send: Parameters<typeof withRetries>[0],
 		settings: RequestSettings,
 		repeatable: boolean,
 		noRetryAdvice: string,
-		itemIndex: number,
 	): Promise<Outcome> {
-		return await withRetries(run, {
+		const { run, limiter } = this.turnOf(name);
+		const log = (text: string, meta: Record<string, unknown>) =>
+			this.ctx.logger.debug(
+				`Triptych: ${name}: ${this.redact(text)}`,
+				redactAll(meta, this.redact),
+			);
+		const outcome = await withRetries(send, {
 			settings,
 			repeatable,
 			noRetryAdvice,
-			gate: this.gate(gate),
-			cancel: this.stopping,
-			log: (text, meta) =>
-				this.ctx.logger.debug(
-					`Triptych: ${gate}: ${this.redact(text)}`,
-					redactAll({ ...meta, itemIndex }, this.redact),
-				),
+			limiter,
+			run,
+			log,
 		});
+		this.announcedMs += outcome.announcedMs;
+		return outcome;
 	}
 
 	private async getCredentials(): Promise<IDataObject> {
@@ -257,9 +244,7 @@ export class TriptychClient {
 				this.ctx,
 				CREDENTIALS_TYPE,
 				options,
-				{
-					credentialsDecrypted,
-				},
+				{ credentialsDecrypted },
 			);
 		this.senders.set(service, send);
 		return send;
@@ -284,9 +269,8 @@ export class TriptychClient {
 				details: { message },
 				redact: this.redact,
 			});
-		if (!target) {
+		if (!target)
 			throw fail(`The ${name} sent a next-page link that is not an address`, link.slice(0, 200));
-		}
 		if (target.origin !== base.origin) {
 			throw fail(
 				`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,

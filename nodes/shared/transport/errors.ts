@@ -4,7 +4,12 @@ import { NodeApiError } from 'n8n-workflow';
 import { isPlainObject } from '../validation';
 import type { Service } from './services';
 import { KEY_PARAMETER, SERVICES } from './services';
-import type { Failure, Stop } from './types';
+import { MAX_REDIRECTS, originOf } from './origin';
+import { MAX_WAIT_MS } from './limiter';
+import type { GaveUp } from './retry';
+import type { Failure, RedirectProblem } from './types';
+
+const ANNOUNCED_MINUTES = MAX_WAIT_MS / 60_000;
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -26,46 +31,92 @@ export function hint(code: string, label: string): string {
 
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
+/** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
+export const MAX_TEXT = 4096;
+/** The shortest piece of the key that is removed where it stands alone: what a cut could leave of it. */
+const KEY_PIECE = 8;
+
+/** Text from a service, cut to `MAX_TEXT` (or `length`) characters. */
+export function cut(text: string, length = MAX_TEXT): string {
+	return text.length > length ? text.slice(0, length) : text;
+}
+
+/** The forms the key takes in text: as it is, URL-encoded, form-encoded. */
+function keyForms(apiKey: string): string[] {
+	const forms = [
+		apiKey,
+		encodeURIComponent(apiKey),
+		new URLSearchParams({ k: apiKey }).toString().slice(2),
+	];
+	return [...new Set(forms)];
+}
 
 /**
- * Removes the API key from text that came from elsewhere: as it is, URL-encoded (the forms a path or a query string
- * carries; keys shorter than 4 characters are left, they would mangle the text), any `apikey=` query value and any
- * Bearer token.
+ * Removes the API key from text that came from elsewhere: in each of its forms, and any piece of it of
+ * `KEY_PIECE` characters or more (a cut made by the service, or by a limit, may have left part of it); keys shorter
+ * than 4 characters are left, they would mangle the text. Also any `apikey=` query value and any Bearer token.
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
 	if (apiKey.length >= 4) {
-		const forms = [
-			apiKey,
-			encodeURIComponent(apiKey),
-			new URLSearchParams({ k: apiKey }).toString().slice(2),
-		];
-		for (const form of new Set(forms)) out = out.split(form).join('***');
+		for (const form of keyForms(apiKey)) {
+			out = out.split(form).join('***');
+			for (let at = 0; at + KEY_PIECE <= form.length; at++) {
+				const piece = form.slice(at, at + KEY_PIECE);
+				if (out.includes(piece)) out = removePieces(out, form, piece);
+			}
+		}
 	}
 	return out
-		.replace(/(Bearer\s+)[^\s"',;}]+/gi, '$1***')
-		.replace(new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]+`, 'gi'), '$1***');
+		.replace(/(Bearer\s+)[^\s"',;}]{1,4096}/gi, '$1***')
+		.replace(new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]{1,4096}`, 'gi'), '$1***');
 }
 
-/** Every text in a value (an error's details) with the key removed. */
+/** Replaces every run of text around `piece` that is a piece of `form` with "***". */
+function removePieces(text: string, form: string, piece: string): string {
+	let out = '';
+	let from = 0;
+	for (let at = text.indexOf(piece); at >= 0; at = text.indexOf(piece, from)) {
+		let [start, end] = [at, at + piece.length];
+		// widen the match while it is still a piece of the key
+		while (start > from && form.includes(text.slice(start - 1, end))) start--;
+		while (end < text.length && form.includes(text.slice(start, end + 1))) end++;
+		out += `${text.slice(from, start)}***`;
+		from = end;
+	}
+	return out + text.slice(from);
+}
+
+/** Every text in a value (an error's details, an output item) with the key removed, keys of objects too. */
 export function redactAll<T>(value: T, redact: (text: string) => string): T {
 	if (typeof value === 'string') return redact(value) as T;
 	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
 	if (!isPlainObject(value)) return value;
-	return Object.fromEntries(
-		Object.entries(value).map(([name, inner]) => [name, redactAll(inner, redact)]),
-	) as T;
+	const out: IDataObject = {};
+	for (const [name, inner] of Object.entries(value))
+		Object.defineProperty(out, redact(name), {
+			value: redactAll(inner, redact),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	return out as T;
+}
+
+/** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
+export function shown(text: string, redact: (text: string) => string, length = EXCERPT_LENGTH) {
+	return excerpt(redact(cut(text, MAX_TEXT * 2)), length);
 }
 
 /**
  * A short excerpt of what a service said, fit for n8n's error panel: tags, scripts and styles dropped, a phrase
  * repeated back to back said once (error pages repeat their title as a heading), no word longer than 40
- * characters (so the panel can wrap it) and cut at a word boundary.
+ * characters (so the panel can wrap it) and cut at a word boundary. The text is cut to `MAX_TEXT` first.
  */
 export function excerpt(text: string, length = EXCERPT_LENGTH): string {
-	let plain = text
-		.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-		.replace(/<[^>]+>/g, ' ')
+	let plain = cut(text)
+		.replace(/<(script|style)[^>]{0,200}>[^]{0,4096}?<\/\1>/gi, ' ')
+		.replace(/<[^<>]{0,200}>/g, ' ')
 		.replace(/&nbsp;/g, ' ')
 		.replace(/&amp;/g, '&')
 		.replace(/&lt;/g, '<')
@@ -86,7 +137,7 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 }
 
 export function isHtml(text: string, contentType: string): boolean {
-	return /^\s*<(!doctype|html|head|body|\?xml)/i.test(text) || /html/i.test(contentType);
+	return /^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
 }
 
 /** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
@@ -95,7 +146,7 @@ export function gist(text: string): string {
 }
 
 export function htmlTitle(text: string): string | undefined {
-	const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
+	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
 	return title ? excerpt(title, 80) : undefined;
 }
 
@@ -130,76 +181,120 @@ export function apiError(parts: ErrorParts): NodeApiError {
 	);
 }
 
-/** The error for a request that failed on the wire (or was refused before it: redirects, size, Stop). */
-export function failureError(
-	node: INode,
-	service: Service,
-	itemIndex: number,
-	failure: Failure,
-	stop: Stop | undefined,
-	limits: { timeout: number; maxResponseBytes: number },
-	redact: (text: string) => string,
-): NodeApiError {
-	const { label, name } = SERVICES[service];
-	let message: string;
-	let description: string;
+/** What a failure is said as: `what` names the other side ("the museum service", "the image host"). */
+export interface Wording {
+	what: string;
+	/** The credential field to check, when there is one */
+	label?: string;
+	timeout: number;
+	maxBytes: number;
+}
+
+/**
+ * The one wording of failures, for the nodes, image downloads and the credential Test: a message and what to do.
+ * Every text a service or a network library gave is cut and redacted by the caller's `redact` afterwards.
+ */
+export function describeFailure(failure: Failure, w: Wording): [string, string] {
+	const check = w.label
+		? `Check the ${w.label} in the Triptych API credentials`
+		: 'Check the address';
 	switch (failure.kind) {
-		case 'redirect': {
-			const other = failure.message.startsWith('to another origin');
-			message = `The ${name} redirected the request ${failure.message}; it was not followed`;
-			description = other
-				? `The API key is only ever sent to the ${label}'s own origin. If the service has moved, set the ${label} in the Triptych API credentials to its new address (${failure.location}).`
-				: `Check the ${label} in the Triptych API credentials: set it to the address the service really answers at.`;
-			break;
-		}
+		case 'redirect':
+			return failure.redirect === 'otherOrigin'
+				? [
+						`${cap(w.what)} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
+						`The API key is only ever sent to the configured address's own origin. If the service has moved, set ${w.label ? `the ${w.label}` : 'the address'} to its new address (${failure.location}).`,
+					]
+				: [
+						`${cap(w.what)} redirected the request ${REDIRECTS[failure.redirect ?? 'tooMany']} (${failure.code}); it was not followed`,
+						`${check}: set it to the address the service really answers at.`,
+					];
 		case 'tooLarge':
-			message = `The ${name}'s answer is larger than the Max Response Size (${megabytes(failure.limit ?? limits.maxResponseBytes)}); it was not read further`;
-			description =
-				'Narrow the request (a lower Limit, fewer Fields), or raise "Max Response Size" in the node options. It was not retried: the same request would get the same answer.';
-			break;
+			return [
+				`${cap(w.what)}'s answer is larger than the limit (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
+				'Narrow the request (a lower Limit, fewer Fields), or raise the size limit in the node options. It was not retried: the same request would get the same answer.',
+			];
 		case 'timeout':
-			message = `The ${name} did not answer in full within the Timeout (${seconds(limits.timeout)})`;
-			description = `The whole answer (connecting, headers and body) must arrive within Timeout. Raise "Timeout" in the node options if the service is slow.`;
-			break;
+			return [
+				`${cap(w.what)} did not answer in full within the Timeout (${seconds(failure.timeoutMs ?? w.timeout)})`,
+				'The whole answer (connecting, headers and body) must arrive within Timeout. Raise "Timeout" in the node options if the service is slow.',
+			];
 		case 'broken':
-			message = `The ${name}'s answer was cut off: the transfer broke before the end`;
-			description = `The connection dropped mid-answer (${failure.code}: ${failure.message}); this is a network or service fault, not a setting.`;
-			break;
+			return [
+				`${cap(w.what)}'s answer was cut off: the transfer broke before the end`,
+				`The connection dropped mid-answer (${failure.code}: ${failure.detail ?? ''}); this is a network or service fault, not a setting.`,
+			];
 		case 'canceled':
-			message = failure.sent
-				? `The request to the ${name} was stopped with the execution`
-				: `The request to the ${name} was ${failure.message.startsWith('not sent') ? failure.message : `not sent: ${failure.message}`}`;
-			description = failure.sent
-				? 'The execution was stopped while the request was under way.'
-				: 'Nothing was sent for this item.';
-			break;
+			if (failure.halted)
+				return [
+					`The request to ${w.what} was ${failure.halted}`,
+					'Nothing was sent for this item.',
+				];
+			return failure.sent
+				? [
+						`The request to ${w.what} was stopped with the execution`,
+						'The execution was stopped while the request was under way.',
+					]
+				: [
+						`The request to ${w.what} was not sent: the execution was stopped`,
+						'Nothing was sent for this item.',
+					];
 		case 'paused':
-			message = `The ${name} is rate-limiting this run: ${failure.message}, more than the Max Retry Wait`;
-			description = hint('429', label);
-			break;
+			return [
+				`${cap(w.what)} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${ANNOUNCED_MINUTES} minutes` : `it asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
+				hint('429', w.label ?? 'address'),
+			];
 		default:
-			message = failure.sent
-				? `The connection to the ${name} broke after the request was sent`
-				: `Could not reach the ${name}`;
-			description = `The connection failed (${failure.code}: ${failure.message}). Check the ${label} in the Triptych API credentials and that the service is running.`;
+			return [
+				failure.sent
+					? `The connection to ${w.what} broke after the request was sent`
+					: `Could not reach ${w.what}`,
+				`The connection failed (${failure.code}: ${failure.detail ?? ''}). ${check}, and that the service is running.`,
+			];
 	}
-	if (stop?.unsafe) {
-		description += ` The request had been sent, so the service may have acted on it already. ${stop.text}`;
-	} else if (stop) {
-		description += ` It ${stop.text}.`;
-	}
+}
+
+const REDIRECTS: Record<RedirectProblem, string> = {
+	otherOrigin: 'to another origin',
+	notAddress: 'to something that is not a web address',
+	dropsBody: 'in a way that would turn it into a GET without its body',
+	loop: 'in a loop',
+	tooMany: `more than ${MAX_REDIRECTS} times`,
+};
+
+/** The error for a request that failed on the wire (or was refused before it: redirects, size, Stop, a pause). */
+export function failureError(
+	parts: Omit<ErrorParts, 'message' | 'description' | 'details'>,
+	failure: Failure,
+	gaveUp: GaveUp | undefined,
+	limits: { timeout: number; maxResponseBytes: number },
+): NodeApiError {
+	const { label, name } = SERVICES[parts.service];
+	const [message, advice] = describeFailure(failure, {
+		what: `the ${name}`,
+		label,
+		timeout: limits.timeout,
+		maxBytes: limits.maxResponseBytes,
+	});
+	let description = advice;
+	if (gaveUp?.unsafe)
+		description += ` The request had been sent, so the service may have acted on it already. ${gaveUp.text}`;
+	else if (gaveUp) description += ` It ${gaveUp.text}.`;
 	return apiError({
-		node,
-		service,
-		itemIndex,
+		...parts,
 		message,
 		description,
 		httpCode: failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined,
 		// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
-		details: { message: `${message}.`, networkCode: failure.code, reason: failure.message },
-		redact,
+		details: {
+			message: `${message}.`,
+			networkCode: failure.code,
+			reason: failure.detail ?? failure.kind,
+		},
 	});
 }
+
+const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function megabytes(bytes: number): string {
 	const mb = bytes / 1024 / 1024;

@@ -1,19 +1,38 @@
-import type { Gate, Signal } from './gate';
 import { header } from './attempt';
-import type { Stopper } from './stop';
+import type { Limiter, Run, Verdict } from './limiter';
+import { MAX_WAIT_MS } from './limiter';
 import { backoff, parseRetryAfter, readQuota, wait } from './timing';
-import type { Failure, RawResponse, RequestSettings, Stop } from './types';
+import type { Failure, RawResponse, RequestSettings } from './types';
 
-const RETRY_STATUS = new Set([429, 502, 503, 504]);
-/** Answers that say the service is overloaded: the gate halves its concurrency. */
-const PUSHBACK_STATUS = new Set([429, 503, 504]);
-/** Failures that no retry can mend. */
-const FINAL_KINDS = new Set<Failure['kind']>(['tooLarge', 'redirect', 'canceled', 'paused']);
 /**
- * Waits for a quota reset the service announced are not retries: they may last this long in all for one request (or
- * Max Retry Wait, when that is longer), enough for a window of a minute.
+ * The retry policy, said once: option texts, hints and the docs are built from or checked against these.
+ * - Retried: 429 (the service did not act on it), and 502/503/504 and failures on the wire when the request is
+ *   repeatable or surely did not arrive.
+ * - A 429 is an attempt of its own kind: at most `MAX_RATE_LIMITED` per request, not counted in Max Attempts.
+ * - Waits: backoff with jitter, or as long as `Retry-After` asks, never less than the backoff; all within Max Retry
+ *   Wait. A quota reset the service announced is waited for up to `MAX_WAIT_MS` (or Max Retry Wait, when longer).
  */
-export const ANNOUNCED_WAIT_MS = 120_000;
+export const RETRY_STATUSES = [429, 502, 503, 504];
+/** Answers that say the service is overloaded: fewer requests in flight. Timeouts say so too. */
+const OVERLOADED_STATUSES = [503, 504];
+/** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
+export const MAX_RATE_LIMITED = 10;
+export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
+/** Failures no retry can mend. */
+const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused'];
+
+/** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
+export interface GaveUp {
+	unsafe: boolean;
+	text: string;
+}
+
+/** The last answer or failure, the attempts it took, the waits the service announced, and why retries ended. */
+export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
+	attempts: number;
+	announcedMs: number;
+	gaveUp?: GaveUp;
+};
 
 export interface RetryPolicy {
 	settings: RequestSettings;
@@ -21,131 +40,91 @@ export interface RetryPolicy {
 	repeatable: boolean;
 	/** Shown when a request that may have been acted on is not sent again */
 	noRetryAdvice: string;
-	gate: Gate;
-	/** Stop, or the node stopping after a failed item: nothing more is sent */
-	cancel?: Stopper;
+	limiter: Limiter;
+	run: Run;
 	log(text: string, meta: Record<string, unknown>): void;
 }
 
-/** The last answer or failure, the attempts it took, and why retrying ended (when it did for a reason). */
-export type Outcome =
-	| { res: RawResponse; attempts: number; stop?: Stop }
-	| { failure: Failure; attempts: number; stop?: Stop };
+/** How an answer or failure bears on the service's capacity. */
+function verdictOf(res: RawResponse | undefined, failure: Failure | undefined): Verdict {
+	if (failure) return failure.kind === 'timeout' ? 'overloaded' : 'neutral';
+	const status = res!.statusCode;
+	if (status === 429) return 'rateLimited';
+	if (OVERLOADED_STATUSES.includes(status)) return 'overloaded';
+	return status < 400 ? 'ok' : 'neutral';
+}
 
 /**
- * The one attempt/retry loop, shared by API requests and image downloads. Every attempt passes the service's gate.
- * Retried, with exponential backoff and jitter or as long as Retry-After asks: 429 (always: the service did not act
- * on it), 502/503/504 and failures on the wire (only when the request is repeatable or surely was not received).
- * Never retried: an answer too large, a redirect that is not followed, a Stop. Bounded by Max Attempts (429s do not
- * count, unless Max Attempts is 1: the service did not act on them) and by Max Retry Wait (the time spent waiting
- * between attempts); a wait longer than what is left ends the retries at once.
+ * The one attempt/retry loop, shared by API requests and image downloads: every attempt waits for its turn at the
+ * service's limiter, and gives it back with what the answer taught.
  */
 export async function withRetries(
-	run: () => Promise<RawResponse | Failure>,
+	send: () => Promise<RawResponse | Failure>,
 	policy: RetryPolicy,
 ): Promise<Outcome> {
-	const { settings, gate } = policy;
+	const { settings, limiter, run } = policy;
 	let waited = 0;
-	/** Attempts that count toward Max Attempts: all but those refused with a 429 (unless Max Attempts is 1) */
 	let counted = 0;
-	let announced = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS);
-	let replanned = false;
+	let rateLimited = 0;
+	let announcedMs = 0;
 	for (let attempt = 1; ; attempt++) {
-		const turn = await gate.acquire(settings.maxRetryWait - waited, announced, (text) =>
-			policy.log(text, { attempt }),
-		);
+		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - announcedMs;
+		const turn = await limiter.acquire(run, settings.maxRetryWait - waited, announceLeft);
 		if (!turn.ok) {
-			const failure: Failure = policy.cancel?.aborted
-				? {
-						kind: 'canceled',
-						code: 'ECANCELED',
-						message:
-							typeof policy.cancel.reason === 'string'
-								? policy.cancel.reason
-								: 'the execution was stopped',
-						sent: false,
-					}
-				: {
-						kind: 'paused',
-						code: 'HTTP 429',
-						message: turn.announced
-							? `its rate-limit headers announce a reset in ${Math.ceil(turn.pauseMs / 1000)} s: longer than ${ANNOUNCED_WAIT_MS / 60_000} minutes`
-							: `the service asked every request to wait ${Math.ceil(turn.pauseMs / 1000)} s more`,
-						sent: false,
-					};
-			return { failure, attempts: attempt - 1 };
+			const failure: Failure =
+				turn.why === 'stopped'
+					? { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason }
+					: {
+							kind: 'paused',
+							code: 'HTTP 429',
+							sent: false,
+							waitMs: turn.waitMs,
+							quota: turn.why === 'quota',
+						};
+			return { failure, attempts: attempt - 1, announcedMs };
 		}
-		announced -= turn.announcedMs;
-		const outcome = await run();
+		announcedMs += turn.announcedMs;
+		const outcome = await send();
 		const failure = 'kind' in outcome ? outcome : undefined;
 		const res = failure ? undefined : (outcome as RawResponse);
 		const quota = res && readQuota((name) => header(res.headers, name));
+		const verdict = verdictOf(res, failure);
+		const status = res?.statusCode ?? 0;
+		const retryAfter = res && parseRetryAfter(header(res.headers, 'retry-after'));
+		// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
+		const announced = status === 429 && quota?.remaining === 0 && quota.resetAt > Date.now();
+		const delay = announced ? 0 : Math.max(retryAfter ?? 0, backoff(settings.retryDelay, attempt));
+		const done = failure ? FINAL.includes(failure.kind) : !RETRY_STATUSES.includes(status);
+		// a 429, or a Retry-After on any answer, pauses every request to the service, not only this one
+		const pauseMs = !done && (status === 429 || retryAfter !== undefined) ? delay : 0;
+		limiter.release(run, turn.ticket, verdict, pauseMs, quota);
+		const last = failure ? { failure } : { res: res! };
+		if (done) return { ...last, attempts: attempt, announcedMs };
 
-		let retryable: boolean;
-		let retryAfter: number | undefined;
-		let signal: Signal = 'neutral';
-		if (failure) {
-			if (FINAL_KINDS.has(failure.kind)) {
-				gate.release('neutral', undefined, false, turn.ticket, quota);
-				return { failure, attempts: attempt };
-			}
-			retryable = !failure.sent || policy.repeatable;
-			if (failure.kind === 'timeout') signal = 'pushback';
-		} else if (RETRY_STATUS.has(res!.statusCode)) {
-			retryable = res!.statusCode === 429 || policy.repeatable;
-			retryAfter = parseRetryAfter(header(res!.headers, 'retry-after'));
-			if (PUSHBACK_STATUS.has(res!.statusCode)) signal = 'pushback';
-		} else {
-			gate.release(res!.statusCode < 400 ? 'ok' : 'neutral', undefined, false, turn.ticket, quota);
-			return { res: res!, attempts: attempt };
-		}
-
-		const rateLimited = res?.statusCode === 429;
-		// a refusal that announces when the quota resets is waited for as the quota's wait, in the next turn (once)
-		const planned: boolean =
-			!replanned && rateLimited && quota?.remaining === 0 && quota.resetAt > Date.now();
-		replanned ||= planned;
-		const delay = planned ? 0 : (retryAfter ?? backoff(settings.retryDelay, attempt));
-		// the service did not act on a 429: it waits its turn (bounded by Max Retry Wait) instead of using up attempts
-		if (!rateLimited || settings.maxAttempts <= 1) counted++;
-		// A 429, or a Retry-After on any answer, pauses every request of the run, not only this one.
-		gate.release(
-			signal,
-			!planned && (rateLimited || retryAfter !== undefined) ? delay : undefined,
-			rateLimited,
-			turn.ticket,
-			quota,
-		);
-
-		const left = settings.maxRetryWait - waited;
+		if (status === 429 && settings.maxAttempts > 1) rateLimited++;
+		else counted++;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
-		let stop: Stop | undefined;
-		if (!retryable) {
-			stop = { unsafe: true, text: policy.noRetryAdvice };
-		} else if (counted >= settings.maxAttempts) {
-			stop = { unsafe: false, text: tries };
-		} else if (delay > left) {
-			const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';
-			stop = {
+		const left = settings.maxRetryWait - waited;
+		let gaveUp: GaveUp | undefined;
+		if (status !== 429 && !(failure && !failure.sent) && !policy.repeatable)
+			gaveUp = { unsafe: true, text: policy.noRetryAdvice };
+		else if (counted >= settings.maxAttempts) gaveUp = { unsafe: false, text: tries };
+		else if (rateLimited >= MAX_RATE_LIMITED)
+			gaveUp = { unsafe: false, text: `${tries}: refused ${rateLimited} times with HTTP 429` };
+		else if (delay > left)
+			gaveUp = {
 				unsafe: false,
-				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${asked} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
+				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
 			};
-		}
-		if (stop)
-			return failure
-				? { failure, attempts: attempt, stop }
-				: { res: res!, attempts: attempt, stop };
+		if (gaveUp) return { ...last, attempts: attempt, announcedMs, gaveUp };
 
-		const what = failure ? `${failure.code} (${failure.message})` : `HTTP ${res!.statusCode}`;
+		const what = failure ? `${failure.code} (${failure.detail ?? failure.kind})` : `HTTP ${status}`;
 		const which =
-			rateLimited && settings.maxAttempts > 1
+			status === 429 && settings.maxAttempts > 1
 				? `retry (attempt ${attempt + 1}; 429s do not count toward Max Attempts)`
 				: `retry ${counted} of ${settings.maxAttempts - 1}`;
-		policy.log(`${which} in ${delay} ms after ${what}`, {
-			attempt,
-			delay,
-		});
-		await wait(delay, policy.cancel);
+		policy.log(`${which} in ${delay} ms after ${what}`, { attempt, delay });
+		await wait(delay, run.stop);
 		waited += delay;
 	}
 }

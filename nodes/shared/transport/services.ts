@@ -25,9 +25,9 @@ export interface StyleEntry {
 	description: string;
 	key: KeyPlacement;
 	/** The credential Test's request, below the base address; it never changes anything on the service */
-	test: { path: string; qs?: IDataObject };
-	/** Museum: the query parameter that sets the records per page */
-	pageSize?: 'size' | 'limit';
+	test: { path: string; qs?: IDataObject; verdict: TestVerdict };
+	/** The query parameter that sets a page's size (museum) */
+	pageSize?: 'limit' | 'size';
 	/** Museum: whether the service lists its classifications and periods (GET /classification, /period) */
 	lists?: boolean;
 	/** Museum: colours match exactly on a palette whose channels are multiples of `step` up to `max`; hues are searched in `q` on `hueField` */
@@ -36,13 +36,20 @@ export interface StyleEntry {
 	imageWidthQuery?: boolean;
 }
 
+/**
+ * How the credential Test reads the answer: `json` a JSON answer of the API; `reachable` any answer below 500 (a
+ * trigger service's root may answer anything: reaching it is what can be checked without firing); `keyPage` IFTTT's
+ * page for the key (2xx: the key is known, 404: it is not).
+ */
+export type TestVerdict = 'json' | 'reachable' | 'keyPage';
+
 export interface ServiceEntry {
 	field: string;
 	label: string;
 	name: string;
 	placeholder: string;
 	description: string;
-	/** The credential Test checks the first base address filled in, lowest rank first */
+	/** The credential Test reports the services in the order of their rank */
 	testRank: number;
 	/** The credential field that chooses how the service takes the key, when it may take it in more than one way */
 	styleField?: string;
@@ -71,14 +78,14 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				description:
 					'POST {Trigger URL}/trigger/{Event} with "Authorization: Bearer <key>". The credential test calls only the root address, never /trigger/.',
 				key: BEARER,
-				test: { path: '/' },
+				test: { path: '/', verdict: 'reachable' },
 			},
 			iftttWebhooks: {
 				name: 'IFTTT Webhooks',
 				description:
 					"IFTTT's Maker Webhooks: the key (from IFTTT's Webhooks settings) goes in the address, /trigger/{Event}/with/key/{key}, never in a header. The credential test opens the key's page, /use/{key}, which fires nothing.",
 				key: { in: 'path', after: ['/with/key/', '/use/'] },
-				test: { path: '/use/' },
+				test: { path: '/use/', verdict: 'keyPage' },
 			},
 		},
 	},
@@ -88,7 +95,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		name: 'museum service',
 		placeholder: 'e.g. https://museum-api.example.edu',
 		description:
-			'Base address of the museum service, e.g. https://api.harvardartmuseums.org. Leave empty if you do not use Museum Object Search. The credential test checks this address first (then the Quotes URL, then the Trigger URL).',
+			'Base address of the museum service, e.g. https://api.harvardartmuseums.org. Leave empty if you do not use Museum Object Search.',
 		testRank: 1,
 		styleField: 'museumApi',
 		styleDescription: 'How the museum service expects the API key and its pages',
@@ -98,7 +105,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				description:
 					'GET {Museum URL}/object with "Authorization: Bearer <key>", pages of "limit" records',
 				key: BEARER,
-				test: { path: '/object', qs: { limit: 1 } },
+				test: { path: '/object', qs: { limit: 1 }, verdict: 'json' },
 				pageSize: 'limit',
 			},
 			harvard: {
@@ -106,7 +113,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				description:
 					'GET {Museum URL}/object?apikey=<key>: the key only as the "apikey" query parameter, never in a header; pages of "size" (at most 100) records',
 				key: { in: 'query' },
-				test: { path: '/object', qs: { size: 1 } },
+				test: { path: '/object', qs: { size: 1 }, verdict: 'json' },
 				pageSize: 'size',
 				lists: true,
 				palette: { step: 25, max: 250, hueField: 'colors.hue' },
@@ -127,7 +134,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				name: 'Generic',
 				description: 'GET {Quotes URL}/tags',
 				key: BEARER,
-				test: { path: '/tags', qs: { limit: 1 } },
+				test: { path: '/tags', qs: { limit: 1 }, verdict: 'json' },
 			},
 		},
 		keySwitch: {

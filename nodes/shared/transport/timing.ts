@@ -2,15 +2,51 @@ import { sleep } from 'n8n-workflow';
 
 import { Stopper } from './stop';
 
-/** Retry-After as milliseconds: delta-seconds or an HTTP date; `undefined` when absent or unreadable. */
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(${MONTHS.join('|')})`;
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+/** The three HTTP date forms (RFC 9110), each with the order of its day, month, year and time fields. */
+const HTTP_DATES: Array<{ pattern: RegExp; order: number[] }> = [
+	// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+	{ pattern: new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`), order: [1, 2, 3] },
+	// RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+	{
+		pattern: new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`),
+		order: [1, 2, 3],
+	},
+	// asctime: Sun Nov  6 08:49:37 1994
+	{ pattern: new RegExp(`^${DAY} ${MONTH} ( \\d|\\d{2}) ${TIME} (\\d{4})$`), order: [2, 1, 6] },
+];
+
+/** The time an HTTP date names, or undefined when it is none of the three forms. */
+function httpDate(text: string): number | undefined {
+	for (const { pattern, order } of HTTP_DATES) {
+		const m = pattern.exec(text);
+		if (!m) continue;
+		const [day, month, year] = order.map((n) => m[n].trim());
+		const time = order[2] === 6 ? m.slice(3, 6) : m.slice(4, 7);
+		const full =
+			year.length === 2 ? Number(year) + (Number(year) < 70 ? 2000 : 1900) : Number(year);
+		const [h, min, sec] = time.map(Number);
+		return Date.UTC(full, MONTHS.indexOf(month), Number(day), h, min, sec);
+	}
+	return undefined;
+}
+
+/**
+ * Retry-After as milliseconds: delta-seconds or one of the three HTTP date forms (a date in the past is 0);
+ * `undefined` when absent or anything else. The value is cut before any pattern runs on it.
+ */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	const text = String(Array.isArray(value) ? value[0] : value).trim();
-	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(parseFloat(text) * 1000);
-	if (/^[-+]?[\d.]+$/.test(text)) return undefined; // a negative or malformed number, not a date
-	const date = Date.parse(text);
-	if (Number.isNaN(date)) return undefined;
-	return Math.max(0, date - now);
+	if (value === undefined || value === null) return undefined;
+	const text = String(Array.isArray(value) ? value[0] : value)
+		.slice(0, 64)
+		.trim();
+	if (/^\d{1,10}(\.\d{1,3})?$/.test(text)) return Math.round(parseFloat(text) * 1000);
+	const date = httpDate(text);
+	return date === undefined || Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** What a service's rate-limit headers say: requests left in its window, when that resets, and its size. */
@@ -76,13 +112,17 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
  */
 export const ENDED = new Error('ended');
 
+/** The longest a Node.js timer waits; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * Waits `ms`, or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
+ * Waits `wanted` ms (at most MAX_TIMER_MS), or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
  * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
  * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
  */
-export async function wait(ms: number, stop?: AbortSignal | Stopper): Promise<void> {
-	if (ms <= 0) return;
+export async function wait(wanted: number, stop?: AbortSignal | Stopper): Promise<void> {
+	if (!(wanted > 0)) return;
+	const ms = Math.min(wanted, MAX_TIMER_MS);
 	if (!stop) return await sleep(ms);
 	if (stop.aborted) return;
 	const stopper = stop instanceof Stopper ? stop : new Stopper(stop);

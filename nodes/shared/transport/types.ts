@@ -43,10 +43,7 @@ export interface ApiResponse {
 	data: unknown;
 	/** The envelope's `message`, when there was one */
 	message?: string;
-	/**
-	 * A 2xx answer that is not JSON, for a request with `acceptText` (then `data` is undefined); `cut` when it was
-	 * larger than Max Response Size and only its beginning is here
-	 */
+	/** A 2xx answer that is not JSON, for a request with `acceptText`; `cut` when only its beginning is here */
 	text?: string;
 	cut?: boolean;
 	statusCode: number;
@@ -68,35 +65,36 @@ export interface RawResponse {
 	cut?: boolean;
 }
 
+/** Why a redirect was not followed. */
+export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
+
 /**
- * What went wrong on the wire.
- * - `network`: no usable answer (refused, reset, DNS…); `sent` tells whether the request may have arrived.
- * - `timeout`: the whole attempt did not finish within Timeout.
+ * What went wrong, as data: one function words it (errors.ts), for the nodes, image downloads and the credential
+ * Test alike. `sent` tells whether the request may have reached the service.
+ * - `network`: no usable answer (refused, reset, DNS…), `detail` as the network library said it.
+ * - `timeout`: the whole attempt did not finish within `timeoutMs`.
  * - `broken`: the answer stopped halfway (connection dropped mid-body, or a 2xx whose JSON is cut off).
- * - `tooLarge`: the decoded answer passed the size limit. Never retried.
- * - `redirect`: a redirect that is not followed (another origin, a loop, too many hops). Never retried.
- * - `canceled`: the execution was stopped. Never retried.
- * - `paused`: another request's Retry-After paused the run for longer than Max Retry Wait. Never retried.
+ * - `tooLarge`: the decoded answer passed `limit` bytes. Never retried.
+ * - `redirect`: a redirect to `location` not followed, for `redirect`'s reason. Never retried.
+ * - `canceled`: Stop, or (`halted`) the node stopping after another item failed. Never retried.
+ * - `paused`: the service asked every request to wait `waitMs` (`quota`: its quota resets then), longer than allowed.
  */
 export interface Failure {
 	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
 	code: string;
-	message: string;
 	sent: boolean;
-	/** For `redirect`: the address the service pointed at */
-	location?: string;
-	/** For `tooLarge`: the limit in bytes */
+	detail?: string;
+	timeoutMs?: number;
 	limit?: number;
+	location?: string;
+	redirect?: RedirectProblem;
+	halted?: string;
+	waitMs?: number;
+	quota?: boolean;
 }
 
 export class WireFailure extends Error {
 	constructor(readonly failure: Failure) {
-		super(failure.message);
+		super(failure.kind);
 	}
-}
-
-/** Why the retries ended: `unsafe` when the request may have been acted on and could not be sent again. */
-export interface Stop {
-	unsafe: boolean;
-	text: string;
 }

@@ -1,0 +1,300 @@
+import type { Stopper } from './stop';
+import { type Quota, wait } from './timing';
+
+/**
+ * When a request to a service may go. One limiter per service (origin and credential) in the n8n process, shared by
+ * every run that calls it, so a run starts where the last left off. A request meets, in order:
+ *
+ * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
+ * 2. the **in-flight allowance**: `START` at first, doubled per round of healthy answers while requests wait (TCP's
+ *    slow start); a 503, 504 or timeout sets it one under the level the refused request went at (halved when that
+ *    level was already the one a refusal set) and holds it there for `HOLD_MS`, after which it grows by one per round;
+ * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
+ * 4. the **quota** the service announces in its headers: while none is left, requests wait for the reset (then one goes
+ *    to learn the new window when its size is unknown);
+ * 5. without quota headers, once the service refused with a 429, a **token bucket whose rate follows CUBIC**, as the
+ *    AWS SDKs' adaptive retry mode paces: cut to `BETA` of the rate sent at on a 429, then growing back along a cubic
+ *    curve that flattens at the refused rate and probes past it.
+ */
+
+/** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
+export const MAX_WAIT_MS = 120_000;
+/** The first wave: what any service takes at once. */
+export const START = 4;
+/** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
+const MOST = 256;
+/** After a refusal for too many in flight, the allowance stays under the refused level this long. */
+const HOLD_MS = 10_000;
+/** CUBIC's multiplicative decrease, as in the AWS SDKs' adaptive retry mode. */
+const BETA = 0.7;
+/**
+ * CUBIC's scale, in requests/s³. The AWS SDKs use 0.4 for a client's own calls; a node's run is a crowd that must
+ * get back to a service's rate within a few seconds, not a minute, so the curve here is ten times steeper.
+ */
+const SCALE = 4;
+/** The lowest pace, in requests per second. */
+const MIN_RATE = 0.5;
+/** The first 429 is paced at what the service accepted in the last this long: a rate no bucket refuses for long. */
+const RATE_WINDOW_MS = 1000;
+/**
+ * Our bucket holds this many seconds of the pace: after a pause, most services take half a second of their rate at
+ * once; more would be refused by a small bucket.
+ */
+const BURST_SECONDS = 0.5;
+/** A limiter nobody used for this long is forgotten; at most this many are kept. */
+const IDLE_MS = 15 * 60_000;
+const MAX_LIMITERS = 256;
+
+/** How an answer bears on the service's capacity. */
+export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
+
+/** A request let through: when, at what level in flight, and its place in the order of sends. */
+export interface Ticket {
+	sentAt: number;
+	level: number;
+	seq: number;
+}
+
+/** One node run's side: its Concurrency cap, its requests in flight and waiting, and its Stop. */
+export interface Run {
+	readonly max: number;
+	readonly stop: Stopper;
+	inFlight: number;
+	/** Requests waiting for a slot: called with true when given one, false when the run stopped */
+	readonly queue: Array<(granted: boolean) => void>;
+}
+
+export type Turn =
+	| { ok: true; ticket: Ticket; announcedMs: number }
+	| { ok: false; why: 'stopped' | 'paused' | 'quota'; waitMs: number };
+
+/** The client-side token bucket of CUBIC pacing (after the first 429 of a service without quota headers). */
+interface Pace {
+	rate: number;
+	/** The rate the last 429 came at, and when: the cubic curve's plateau and origin */
+	refusedRate: number;
+	refusedAt: number;
+	tokens: number;
+	filledAt: number;
+}
+
+export class Limiter {
+	allowance = START;
+	inFlight = 0;
+	pausedUntil = 0;
+	usedAt = Date.now();
+	/** Slow start ends at the first refusal for too many in flight */
+	private slowStart = true;
+	private round = { answers: 0, full: false };
+	private hold = { level: Infinity, until: 0, cutAt: 0 };
+	private quota?: { left: number; resetAt: number; limit?: number; seq: number };
+	private pace?: Pace;
+	private sent = 0;
+	/** When recent answers were accepted, for the rate of the first 429 */
+	private readonly accepted: number[] = [];
+	private readonly waiting: Run[] = [];
+
+	/**
+	 * Waits for a turn: a slot (give it back with `release`, once) and the moment the pause, the quota and the pace
+	 * allow. Not `ok` when Stop came, when the pause lasts longer than `budgetMs`, or when the quota resets later than
+	 * `announcedMs` allows (nothing is then taken).
+	 */
+	async acquire(run: Run, budgetMs: number, announcedMs: number): Promise<Turn> {
+		const stopped: Turn = { ok: false, why: 'stopped', waitMs: 0 };
+		if (run.stop.aborted) return stopped;
+		const granted =
+			this.take(run) ||
+			(await new Promise<boolean>((resolve) => {
+				run.queue.push(resolve);
+				if (!this.waiting.includes(run)) this.waiting.push(run);
+				this.round.full = true;
+			}));
+		if (!granted) return stopped;
+		let announced = 0;
+		/** The moment the pace gave this request, and the pace it was given by */
+		let slot: { at: number; pace: Pace } | undefined;
+		for (;;) {
+			if (run.stop.aborted) return this.giveBack(run, stopped);
+			const now = Date.now();
+			const paused = this.pausedUntil - now;
+			const quota = this.quotaDelay(now);
+			if (paused > budgetMs)
+				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
+			if (paused <= 0 && quota > 0 && announced + quota > announcedMs)
+				return this.giveBack(run, { ok: false, why: 'quota', waitMs: quota });
+			if (paused > 0 || quota > 0) {
+				if (paused <= 0) announced += quota;
+				await wait(Math.min(Math.max(paused, quota), MAX_WAIT_MS), run.stop);
+				continue;
+			}
+			if (this.pace && slot?.pace !== this.pace)
+				slot = { at: now + this.reserve(now), pace: this.pace };
+			if (!slot || slot.at <= now) break;
+			await wait(slot.at - now, run.stop);
+		}
+		if (this.quota) this.quota.left--;
+		const ticket = { sentAt: Date.now(), level: this.inFlight, seq: ++this.sent };
+		return { ok: true, ticket, announcedMs: announced };
+	}
+
+	/** Gives the slot back and learns from the answer; `pauseMs` pauses every request to the service. */
+	release(run: Run, ticket: Ticket, verdict: Verdict, pauseMs = 0, quota?: Quota): void {
+		const now = Date.now();
+		run.inFlight = Math.max(0, run.inFlight - 1);
+		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.usedAt = now;
+		this.observe(quota, ticket);
+		if (verdict === 'ok') this.accepted.push(now);
+		if (this.accepted.length > MOST * 4) this.accepted.splice(0, MOST * 2);
+		if (pauseMs > 0)
+			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(pauseMs, MAX_WAIT_MS));
+		if (verdict === 'rateLimited' && !this.quota) this.refused(ticket, now);
+		if (verdict === 'overloaded') this.cut(ticket, now);
+		if (verdict === 'ok') this.grow(now);
+		this.wake();
+	}
+
+	/** A run stopped: its waiting requests leave the line at once. */
+	leave(run: Run): void {
+		for (const resolve of run.queue.splice(0)) resolve(false);
+		const at = this.waiting.indexOf(run);
+		if (at >= 0) this.waiting.splice(at, 1);
+		this.wake();
+	}
+
+	/** For logs and tests: the allowance, and the pace once there is one. */
+	get state() {
+		return { inFlight: this.inFlight, allowance: this.allowance, rate: this.pace?.rate };
+	}
+
+	private room(run: Run): boolean {
+		return run.inFlight < run.max && this.inFlight < this.allowance;
+	}
+
+	/** A slot for `run` when there is room and no run waits before it. */
+	private take(run: Run): boolean {
+		if (this.waiting.length || !this.room(run)) return false;
+		run.inFlight++;
+		this.inFlight++;
+		return true;
+	}
+
+	private giveBack(run: Run, turn: Turn): Turn {
+		run.inFlight = Math.max(0, run.inFlight - 1);
+		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.wake();
+		return turn;
+	}
+
+	/** Hands free slots to waiting requests, one run after another. */
+	private wake(): void {
+		let skipped = 0;
+		while (this.inFlight < this.allowance && skipped < this.waiting.length) {
+			const run = this.waiting.shift()!;
+			if (run.queue.length && this.room(run)) {
+				run.inFlight++;
+				this.inFlight++;
+				run.queue.shift()!(true);
+				skipped = 0;
+			} else skipped++;
+			if (run.queue.length) this.waiting.push(run);
+		}
+	}
+
+	/**
+	 * The quota as the last answer said, counted forward: requests sent after the one it answered count against it.
+	 * Without a quota in the answer, the service stopped saying, and the quota is forgotten.
+	 */
+	private observe(quota: Quota | undefined, ticket: Ticket): void {
+		if (this.quota && ticket.seq < this.quota.seq) return;
+		this.quota = quota && {
+			...quota,
+			left: quota.remaining - (this.sent - ticket.seq),
+			seq: ticket.seq,
+		};
+	}
+
+	/** How long the quota holds a request back: until the reset while none is left. */
+	private quotaDelay(now: number): number {
+		const quota = this.quota;
+		if (!quota || quota.left > 0) return 0;
+		if (now < quota.resetAt) return quota.resetAt - now;
+		// a new window: full when its size is known, else one request goes to learn it
+		quota.left = Math.max(1, (quota.limit ?? 1) - this.inFlight);
+		quota.resetAt = now + MAX_WAIT_MS;
+		return 0;
+	}
+
+	/**
+	 * Takes a token from the pace's bucket, going into debt when it is empty (requests line up for their moments
+	 * instead of all waking for each token); returns how long until this request's moment.
+	 */
+	private reserve(now: number): number {
+		const pace = this.pace!;
+		const capacity = Math.max(1, pace.rate * BURST_SECONDS);
+		pace.tokens = Math.min(capacity, pace.tokens + ((now - pace.filledAt) * pace.rate) / 1000) - 1;
+		pace.filledAt = now;
+		return pace.tokens >= 0 ? 0 : (-pace.tokens * 1000) / pace.rate;
+	}
+
+	/**
+	 * A 429 without quota headers, the first of its wave: the pace drops to BETA of the rate it was refused at. The
+	 * first 429 has no pace to cut: it starts from what the service accepted in the last second, taken as the cut.
+	 */
+	private refused(ticket: Ticket, now: number): void {
+		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
+		const since = now - RATE_WINDOW_MS;
+		const acceptedRate = this.accepted.filter((at) => at > since).length / (RATE_WINDOW_MS / 1000);
+		const refusedRate = Math.max(MIN_RATE, this.pace ? this.pace.rate : acceptedRate / BETA);
+		const rate = Math.max(MIN_RATE, refusedRate * BETA);
+		this.pace = { rate, refusedRate, refusedAt: now, tokens: 0, filledAt: now };
+	}
+
+	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
+	private cut(ticket: Ticket, now: number): void {
+		if (ticket.sentAt <= this.hold.cutAt) return;
+		// refused below the level the last refusal allowed: the service counts fewer of ours in flight than we do
+		const again = this.hold.cutAt > 0 && ticket.level < this.hold.level;
+		this.allowance = Math.max(1, again ? Math.floor(ticket.level / 2) : ticket.level - 1);
+		this.hold = { level: this.allowance + 1, until: now + HOLD_MS, cutAt: now };
+		this.slowStart = false;
+		this.round = { answers: 0, full: false };
+	}
+
+	/** A healthy answer: the pace follows its cubic curve; the allowance grows per round while requests wait. */
+	private grow(now: number): void {
+		const pace = this.pace;
+		if (pace) {
+			const k = Math.cbrt((pace.refusedRate * (1 - BETA)) / SCALE);
+			const t = (now - pace.refusedAt) / 1000;
+			pace.rate = Math.max(MIN_RATE, SCALE * (t - k) ** 3 + pace.refusedRate);
+		}
+		if (++this.round.answers < this.allowance) return;
+		const full = this.round.full || this.waiting.length > 0;
+		this.round = { answers: 0, full: false };
+		if (!full) return;
+		if (this.slowStart) this.allowance = Math.min(MOST, this.allowance * 2);
+		else if (now > this.hold.until || this.allowance + 1 < this.hold.level)
+			this.allowance = Math.min(MOST, this.allowance + 1);
+	}
+}
+
+const limiters = new Map<string, Limiter>();
+
+/** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
+export function limiterFor(key: string): Limiter {
+	const now = Date.now();
+	for (const [k, l] of limiters)
+		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) limiters.delete(k);
+	const limiter = limiters.get(key) ?? new Limiter();
+	limiters.delete(key);
+	limiter.usedAt = now;
+	limiters.set(key, limiter);
+	if (limiters.size > MAX_LIMITERS) limiters.delete(limiters.keys().next().value!);
+	return limiter;
+}
+
+/** Forgets every limiter, as a new n8n process would start. */
+export function forgetLimiters(): void {
+	limiters.clear();
+}
