@@ -6,7 +6,9 @@
  * own `analyzePackage` and configuration:
  *   1. the source: package.json and {nodes,credentials}/**\/*.{js,ts,json}
  *   2. the packed tarball (`npm pack` of the built package): **\/*.js and package.json
- * It also checks that the tarball ships only dist/, package.json, README.md and LICENSE.
+ * It also checks that the tarball ships only what n8n loads: dist/ (nodes, credentials, icons), package.json, README.md
+ * and LICENSE. `n8n-node build` copies every PNG of the repository into dist/, the README's screenshots too; the
+ * `files` entry `!dist/docs` keeps those out of the tarball, and this check fails if they come back.
  * Run after `npm run build`.
  */
 import { execFileSync } from 'node:child_process';
@@ -47,6 +49,13 @@ try {
 	if (stray.length) {
 		failed = true;
 		console.error(`✗ the tarball ships files outside dist/: ${stray.join(', ')}`);
+	}
+	const unloaded = files.filter(
+		(f) => f.startsWith('dist/') && !/^dist\/((nodes|credentials|icons)\/|package\.json$)/.test(f),
+	);
+	if (unloaded.length) {
+		failed = true;
+		console.error(`✗ the tarball ships dist/ files n8n never loads: ${unloaded.join(', ')}`);
 	}
 	if (files.some((f) => /(^|\/)(test|__tests__|node_modules)\//.test(f))) {
 		failed = true;

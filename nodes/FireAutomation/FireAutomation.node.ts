@@ -7,9 +7,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { runNode } from '../shared/items';
+import { addHint, runNode } from '../shared/items';
 import { fireAutomationProperties } from './description';
-import { batchWindows, fireAutomationOperation } from './operation';
+import { type FireOperation, fireAutomationOperation } from './operation';
 
 /**
  * Fire Automation (type `fireAutomation`): POST {Trigger URL}/trigger/{Event} with a JSON body, once per input item.
@@ -62,8 +62,12 @@ export class FireAutomation implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(this, (client) =>
-			fireAutomationOperation(this, client, batchWindows(this)),
+		let operation: FireOperation | undefined;
+		const output = await runNode(
+			this,
+			(client) => (operation = fireAutomationOperation(this, client)),
 		);
+		for (const hint of operation?.hints.hints() ?? []) addHint(this, hint);
+		return output;
 	}
 }

@@ -3,6 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { ChoiceOption, NumberOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
+import type { AppletTrigger } from './route';
 
 export type Payload = 'none' | 'item' | 'fields' | 'json';
 
@@ -69,6 +70,34 @@ export const KEY_MODE: ChoiceOption<'none' | 'auto' | 'custom'> = {
 	],
 };
 
+export const APPLET_TRIGGER: ChoiceOption<AppletTrigger> = {
+	displayName: 'Applet Trigger',
+	name: 'appletTrigger',
+	default: 'auto',
+	description:
+		'The trigger of the IFTTT applet to fire, which decides the address called. Only for IFTTT Webhooks (Trigger API in the credential); a Generic trigger service has one address and ignores it.',
+	options: [
+		{
+			name: 'Automatic',
+			value: 'auto',
+			description:
+				'Receive a Web Request when the payload has no fields but value1, value2 and value3, else Receive a Web Request with a JSON Payload; the run says which it took',
+		},
+		{
+			name: 'Receive a Web Request',
+			value: 'webRequest',
+			description:
+				"IFTTT's classic route, /trigger/{Event}/with/key/…: the applet gets value1, value2 and value3 only; a payload with other fields is refused before any call",
+		},
+		{
+			name: 'Receive a Web Request with a JSON Payload',
+			value: 'jsonPayload',
+			description:
+				"IFTTT's route for JSON payloads: the applet gets the whole payload as JsonPayload, whatever its fields",
+		},
+	],
+};
+
 export const BATCH_SIZE: NumberOption = {
 	displayName: 'Items per Batch',
 	name: 'batchSize',
@@ -101,6 +130,9 @@ export const FIRE_CONCURRENCY: NumberOption = {
 	description: `${CONCURRENCY.description} Concurrent calls may reach the service in another order than the items; output order is always the items'.`,
 };
 
+/** The Event of the node as an AI agent's tool: n8n shows it there instead of Event, asking the model for the name. */
+export const TOOL_EVENT = 'toolEvent';
+
 const eventProperties: INodeProperties[] = [
 	{
 		displayName: 'Event',
@@ -110,6 +142,17 @@ const eventProperties: INodeProperties[] = [
 		placeholder: 'e.g. door_opened',
 		description:
 			'Name of the event to fire, sent as the last part of the address: POST {Trigger URL}/trigger/{Event}. Letters, digits, "_", "-" and "." only. Leave empty to call POST {Trigger URL}/trigger/.',
+		displayOptions: { hide: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Event',
+		name: TOOL_EVENT,
+		type: 'string',
+		default:
+			"={{ $fromAI('event', 'Name of the event to fire, e.g. door_opened: letters, digits, _, - and . only', 'string') }}",
+		description:
+			'Name of the event to fire. The model chooses it; put a fixed name here to always fire the same event.',
+		displayOptions: { show: { '@tool': [true] } },
 	},
 	{
 		displayName: 'Query',
@@ -171,6 +214,7 @@ const payloadProperties: INodeProperties[] = [
 ];
 
 const optionsProperty: INodeProperties = optionsCollection([
+	choiceProperty(APPLET_TRIGGER),
 	numberProperty(BATCH_INTERVAL),
 	numberProperty(BATCH_SIZE),
 	choiceProperty(KEY_MODE),

@@ -3,17 +3,18 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { getOptions, readNumber } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
-import { isPlainObject } from '../shared/validation';
-import type { ApiResponse, RequestSettings, TriptychClient } from '../shared/transport';
+import { isPlainObject, isTool } from '../shared/validation';
+import type {
+	ApiResponse,
+	RequestSettings,
+	TriggerRoutes,
+	TriptychClient,
+} from '../shared/transport';
+import { SERVICES } from '../shared/transport';
 import { BatchWindows } from './batching';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
-import {
-	KEY_EXAMPLE,
-	type TriggerRequest,
-	buildRequest,
-	eventRequired,
-	wireRequest,
-} from './request';
+import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
+import { EVENT_FOR_MODEL, RouteLog, callProblem, wireRequest } from './route';
 
 /** Shown when a call that may have fired is not retried (it carries no Idempotency Key). */
 const NO_RETRY_ADVICE =
@@ -22,29 +23,41 @@ const NO_RETRY_ADVICE =
 	`or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
 
 /** Batching windows of a run, from the first item's options (as n8n's HTTP Request node reads them). */
-export function batchWindows(ctx: IExecuteFunctions): BatchWindows {
+function batchWindows(ctx: IExecuteFunctions, client: TriptychClient): BatchWindows {
 	const options = getOptions(ctx, 0);
 	const size = readNumber(ctx, options, BATCH_SIZE, 0);
 	const interval =
 		options.batchSize === undefined && options.batchInterval === undefined
 			? 0
 			: readNumber(ctx, options, BATCH_INTERVAL, 0);
-	return new BatchWindows(ctx.getInputData().length, size, interval);
+	return new BatchWindows(ctx.getInputData().length, size, interval, client.cancel);
 }
 
+type Plan = { request: TriggerRequest; settings: RequestSettings };
+
+/** The operation, and the execution hints of its run (which route Automatic took), to add once it is done. */
+export type FireOperation = ItemOperation<Plan> & { hints: RouteLog };
+
 /**
- * Fire Automation: POST {Trigger URL}/trigger/{Event} per item (IFTTT Webhooks: its classic or JSON route). A call
+ * Fire Automation: POST {Trigger URL}/trigger/{Event} per item (IFTTT Webhooks: the route of its applet trigger). A call
  * without an Idempotency Key is repeatable only where it surely did not arrive (the transport's rule). Batching
  * windows hold items back as the HTTP Request node's do; within a window the client's gate paces the calls.
  */
 export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	windows: BatchWindows,
-): ItemOperation<{ request: TriggerRequest; settings: RequestSettings }> {
+): FireOperation {
+	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
-	let ifttt: Promise<boolean> | undefined;
+	const hints = new RouteLog();
+	const stopOnFailure = !ctx.continueOnFail();
+	const asTool = isTool(ctx);
+	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
+	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
+		!r.event && asTool && (routes.eventRequired || r.eventFromModel);
+	let ready: Promise<{ routes: TriggerRoutes; problem?: Error }> | undefined;
 	return {
+		hints,
 		read: (i) => {
 			const options = getOptions(ctx, i);
 			requests[i] = buildRequest(ctx, i, options);
@@ -52,25 +65,33 @@ export function fireAutomationOperation(
 		},
 
 		async run({ request, settings }, i): Promise<INodeExecutionData[]> {
-			ifttt ??= client.style('trigger').then((style) => style === 'iftttWebhooks');
-			if (await ifttt) {
-				// The style is known only once the credential is read: the Event is checked then, still before any
-				// call (without Continue On Fail one missing Event stops them all, as any wrong field does).
-				const missing = ctx.continueOnFail()
-					? request.event
-						? -1
-						: i
-					: requests.findIndex((r) => r && !r.event);
-				if (missing >= 0) throw eventRequired(ctx, missing);
-			}
-			const wire = wireRequest(request, await ifttt);
+			// The style is known only once the credential is read: what it needs is checked then, still before any
+			// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
+			ready ??= client.styleEntry('trigger').then((entry) => {
+				const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
+				if (!stopOnFailure) return { routes };
+				for (const [n, r] of requests.entries()) {
+					const problem = r && !forModel(r, routes) && callProblem(ctx, r, routes, n);
+					if (problem) return { routes, problem };
+				}
+				return { routes };
+			});
+			const { routes, problem } = await ready;
+			if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
+			const own = problem ?? (stopOnFailure ? undefined : callProblem(ctx, request, routes, i));
+			if (own) throw own;
+			const wire = wireRequest(request, routes);
+			hints.note(request, routes, wire);
 			await windows.enter(i);
+			let answered = false;
 			try {
 				const response = await client.request(
 					{
 						service: 'trigger',
 						method: 'POST',
-						...wire,
+						path: wire.path,
+						...(wire.qs ? { qs: wire.qs } : {}),
+						body: wire.body,
 						headers: request.headers,
 						repeatable: request.idempotencyKey !== undefined,
 						noRetryAdvice: NO_RETRY_ADVICE,
@@ -80,8 +101,14 @@ export function fireAutomationOperation(
 					settings,
 					i,
 				);
+				answered = true;
 				return [{ json: toOutput(response) }];
 			} finally {
+				if (!answered && stopOnFailure) {
+					// the node stops: nothing more is sent, and no item waits out a Batch Interval for nothing
+					client.halt();
+					windows.end();
+				}
 				windows.leave(i);
 			}
 		},

@@ -2,9 +2,11 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber } from '../shared/fields';
-import { fieldError, isPlainObject, toText } from '../shared/validation';
-import { KEY_MODE, LIMIT, PAYLOAD, QUERY_IN } from './description';
+import { fieldError, toText } from '../shared/validation';
+import { APPLET_TRIGGER, KEY_MODE, LIMIT, QUERY_IN, TOOL_EVENT } from './description';
 import { parameter } from '../shared/parameters';
+import { getPayload } from './payload';
+import type { AppletTrigger } from './route';
 
 /** Event names: letters, digits, "_", "-" and "." (what the best-known service of this kind accepts). */
 export const EVENT_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -27,39 +29,10 @@ export interface TriggerRequest {
 	paramsInBody: boolean;
 	headers: IDataObject;
 	idempotencyKey?: string;
-}
-
-/** IFTTT's classic route takes these fields (its ingredients Value1..Value3); any other body needs its /json/ route. */
-const IFTTT_VALUES = /^value[123]$/;
-
-/**
- * Path, query and body of one call. IFTTT Webhooks: the path ends in /with/key/ (the credential adds the key), and
- * q and limit always go in the query string, which IFTTT ignores, so they never decide the route.
- */
-export function wireRequest(
-	request: TriggerRequest,
-	ifttt: boolean,
-): { path: string; qs?: IDataObject; body: IDataObject | string } {
-	const hasParams = Object.keys(request.params).length > 0;
-	const inBody = hasParams && request.paramsInBody && !ifttt;
-	const body = inBody ? { ...request.payload, ...request.params } : request.payload;
-	const keys = Object.keys(body);
-	const event = encodeURIComponent(request.event);
-	const path = !ifttt
-		? `/trigger/${event}`
-		: `/trigger/${event}/${keys.every((k) => IFTTT_VALUES.test(k)) ? '' : 'json/'}with/key/`;
-	// "{}" as text: n8n drops an empty object body and would send nothing
-	return {
-		path,
-		...(hasParams && !inBody ? { qs: request.params } : {}),
-		body: keys.length ? body : '{}',
-	};
-}
-
-function describe(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	return `a ${typeof value}`;
+	/** Options > Applet Trigger (for a style with a JSON-payload route) */
+	applet: AppletTrigger;
+	/** As a tool: whether the model was asked for the Event (it may send none) */
+	eventFromModel: boolean;
 }
 
 /** Reads and checks the fields of one item and builds its request; throws a NodeOperationError naming the field. */
@@ -68,7 +41,20 @@ export function buildRequest(
 	i: number,
 	options: IDataObject = getOptions(ctx, i),
 ): TriggerRequest {
-	const event = toText(ctx, parameter(ctx, 'event', i, ''), 'Event', i);
+	// an AI agent's tool has its own Event field, which asks the model for the name
+	const asTool = ctx.getNodeParameter(TOOL_EVENT, i, null, { rawExpressions: true });
+	const raw =
+		asTool === null ? parameter(ctx, 'event', i, '') : ctx.getNodeParameter(TOOL_EVENT, i, '');
+	const event = toText(ctx, raw, 'Event', i);
+	if (/^\.+$/.test(event)) {
+		throw fieldError(
+			ctx,
+			'"Event"',
+			i,
+			`may not be made only of dots ("${event}")`,
+			'In an address "." and ".." stand for this folder and the one above it: the call would go to another address than {Trigger URL}/trigger/{Event}. Use a name such as door_opened.',
+		);
+	}
 	if (event && !EVENT_PATTERN.test(event)) {
 		throw fieldError(
 			ctx,
@@ -97,18 +83,14 @@ export function buildRequest(
 		paramsInBody: readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body',
 		headers,
 		...(idempotencyKey ? { idempotencyKey } : {}),
+		applet: readChoice(ctx, options.appletTrigger, APPLET_TRIGGER, i),
+		eventFromModel: hasFromAI(asTool),
 	};
 }
 
-/** In IFTTT style the event is part of the address: without it there is nothing to call. */
-export function eventRequired(ctx: IExecuteFunctions, i: number): Error {
-	return fieldError(
-		ctx,
-		'"Event"',
-		i,
-		'is empty, but IFTTT Webhooks needs an event name',
-		'IFTTT fires the applets of an event: give its name, e.g. door_opened (Trigger API is IFTTT Webhooks in the credential).',
-	);
+/** Whether a raw parameter value asks the model for it (n8n's `$fromAI`, in any spelling n8n accepts). */
+function hasFromAI(raw: unknown): boolean {
+	return typeof raw === 'string' && /\$fromAI\(/i.test(raw);
 }
 
 const executionKeys = new WeakMap<object, string>();
@@ -163,78 +145,4 @@ function getIdempotencyKey(
 		);
 	}
 	return custom;
-}
-
-function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
-	const mode = readChoice(ctx, parameter(ctx, 'payload', i, PAYLOAD.default), PAYLOAD, i);
-	switch (mode) {
-		case 'none':
-			return {};
-		case 'item':
-			return ctx.getInputData()[i]?.json ?? {};
-		case 'fields':
-			return getFields(ctx, i);
-		case 'json':
-			return getJson(ctx, i);
-	}
-}
-
-function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
-	const rows = parameter(ctx, 'fields.values', i, []) as Array<{
-		name?: unknown;
-		value?: unknown;
-	}>;
-	const body: IDataObject = {};
-	rows.forEach((row, n) => {
-		const name = typeof row.name === 'string' ? row.name.trim() : String(row.name ?? '').trim();
-		if (!name) {
-			throw fieldError(
-				ctx,
-				'"Fields"',
-				i,
-				`has a field without a name (field ${n + 1})`,
-				'Give every field a name, e.g. value1, or remove it.',
-			);
-		}
-		if (Object.prototype.hasOwnProperty.call(body, name)) {
-			throw fieldError(
-				ctx,
-				'"Fields"',
-				i,
-				`has the name "${name}" twice`,
-				'Each name may appear once in the JSON body.',
-			);
-		}
-		body[name] = (row.value ?? '') as IDataObject[string];
-	});
-	return body;
-}
-
-function getJson(ctx: IExecuteFunctions, i: number): IDataObject {
-	const raw = parameter(ctx, 'jsonBody', i, '{}');
-	let value: unknown = raw;
-	if (typeof raw === 'string') {
-		if (!raw.trim()) return {};
-		try {
-			value = JSON.parse(raw);
-		} catch (error) {
-			throw fieldError(
-				ctx,
-				'"JSON"',
-				i,
-				`is not valid JSON: ${(error as Error).message}`,
-				'Check quotes and commas; an expression inside a string needs quotes around it, e.g. {"value1": "{{ $json.name }}"}.',
-			);
-		}
-	}
-	if (!isPlainObject(value)) {
-		throw fieldError(
-			ctx,
-			'"JSON"',
-			i,
-			`must be a JSON object ({...}), not ${describe(value)}`,
-			'Wrap other values in an object, e.g. {"items": [...]} or {"value1": 42}.',
-		);
-	}
-	return value;
 }

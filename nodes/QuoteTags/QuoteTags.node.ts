@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { quoteTagsProperties } from './description';
-import { quoteTagsOperation } from './operation';
+import { type SortTally, hintLacking, quoteTagsOperation } from './operation';
 
 export class QuoteTags implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,17 +21,17 @@ export class QuoteTags implements INodeType {
 		subtitle:
 			'={{ ($parameter["q"] ? "Tags matching \\"" + $parameter["q"] + "\\"" : ($parameter["returnAll"] ? "All tags" : "Tags")) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
 		description:
-			'List the tags (categories) that classify quotations, with their quote counts, optionally filtered by a search text',
+			'List the tags (categories) of a quotations service, optionally filtered by a search text and sorted',
 		defaults: { name: 'Quote Tags' },
 		usableAsTool: {
 			replacements: {
 				description:
-					'List the tags (categories) of quotations with their quote counts, optionally only the tags whose name contains a search text',
+					'List the tags (categories) of quotations, optionally only those whose name contains a search text. Each tag has a name; some services also give its quote count and dates.',
 			},
 		},
 		builderHint: {
 			searchHint:
-				'Lists the tags (categories) of a quotations service (Quotable or a compatible one) with their quote counts, optionally those whose name contains a text. Not for fetching the quotations themselves (use HTTP Request).',
+				'Lists the tags (categories) of a quotations service (a self-hosted Quotable, its rewrite, QuoteSlate or a compatible one), optionally those whose name contains a text. Each tag has a name; quote counts and dates only where the service gives them. Not for fetching the quotations themselves (use HTTP Request).',
 		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -42,6 +42,9 @@ export class QuoteTags implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(this, (client) => quoteTagsOperation(this, client));
+		const tally: SortTally = {};
+		const output = await runNode(this, (client) => quoteTagsOperation(this, client, tally));
+		hintLacking(this, tally);
+		return output;
 	}
 }

@@ -11,7 +11,7 @@ export const SORT_BY: ChoiceOption<SortField> = {
 	name: 'sortBy',
 	default: 'name',
 	description:
-		'Field to sort the tags by (sent as "sortBy"). The node sorts the answer itself too, so the order holds even when the service ignores it.',
+		'Field to sort the tags by. The node sorts them itself, whatever the service: Quote Count reads "quoteCount" or "quotesCount", Date Added "dateAdded" or "createdAt", Date Modified "dateModified" or "updatedAt". Tags without the field come last; services that list only names have no counts or dates.',
 	options: [
 		{ name: 'Date Added', value: 'dateAdded' },
 		{ name: 'Date Modified', value: 'dateModified' },
@@ -22,7 +22,7 @@ export const SORT_BY: ChoiceOption<SortField> = {
 
 export const ORDER = sortOrder(
 	'order',
-	'Sent as "order". Without it: ascending for names, descending for the others (as the service does).',
+	'Without it: ascending for names, descending for the others',
 );
 
 export const quoteTagsProperties: INodeProperties[] = [
@@ -32,7 +32,8 @@ export const quoteTagsProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. wisdom',
-		description: 'Text to look for in tag names (sent as "q"). Leave empty for every tag.',
+		description:
+			'Text to look for in tag names (also sent as "q"; the node filters the answer itself). Leave empty for every tag.',
 	},
 	...returnAllOrLimit(),
 	optionsCollection([

@@ -2,12 +2,23 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError } from 'n8n-workflow';
 
 import { getLimit, getOptions, readChoice } from '../shared/fields';
-import type { ItemOperation } from '../shared/items';
+import { type ItemOperation, addHint } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
 import { parameter } from '../shared/parameters';
+
+/**
+ * The fields the quotes services give for each sort: Quotable's, then its rewrite's (quotable-nestjs). QuoteSlate
+ * answers bare names and They Said So names with descriptions: neither has counts or dates.
+ */
+export const SORT_FIELDS: Record<SortField, string[]> = {
+	name: ['name'],
+	quoteCount: ['quoteCount', 'quotesCount'],
+	dateAdded: ['dateAdded', 'createdAt'],
+	dateModified: ['dateModified', 'updatedAt'],
+};
 
 export interface TagSearch {
 	qs: IDataObject;
@@ -19,19 +30,27 @@ export interface TagSearch {
 	settings: RequestSettings;
 }
 
-/** Quote Tags: GET {Quotes URL}/tags per item, sorted as asked, cut to Limit. */
+/** Per sort field, over a run: how many tags were sorted, and how many of them lacked the field */
+export type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
+
+/**
+ * Quote Tags: GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself.
+ *
+ * The services ask for sorting in ways that contradict each other (Quotable takes sortBy=quoteCount, its rewrite
+ * ignores that and takes quotesCount, and refuses any order but asc or desc; QuoteSlate takes nothing), and the
+ * node cannot tell them apart before asking. So no sort parameter is sent: the node sorts the whole list, and sends
+ * `limit` only when it keeps the service's order (a service that cut the list before sorting would lose tags).
+ */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
+	tally: SortTally = {},
 ): ItemOperation<TagSearch> {
 	return {
 		read(i) {
 			const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Search', i);
 			const limit = getLimit(ctx, i);
 			const options = getOptions(ctx, i);
-			const qs: IDataObject = {};
-			if (q) qs.q = q;
-			if (limit !== undefined) qs.limit = limit;
 			let sort: TagSearch['sort'];
 			if (options.sortBy !== undefined || options.order !== undefined) {
 				const by = readChoice(ctx, options.sortBy, SORT_BY, i);
@@ -41,10 +60,11 @@ export function quoteTagsOperation(
 							? 'asc'
 							: 'desc'
 						: readChoice(ctx, options.order, ORDER, i);
-				if (options.sortBy !== undefined) qs.sortBy = by;
-				if (options.order !== undefined) qs.order = order;
 				sort = { by, order };
 			}
+			const qs: IDataObject = {};
+			if (q) qs.q = q;
+			if (limit !== undefined && !sort) qs.limit = limit;
 			return {
 				qs,
 				...(q ? { q: words(q) } : {}),
@@ -60,37 +80,61 @@ export function quoteTagsOperation(
 				search.settings,
 				i,
 			);
-			const tags = tagList(response.data);
+			let tags = tagList(response.data);
 			if (!tags) {
 				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
 					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected [item ${i}]`,
 					description:
-						'Expected a JSON array of tags, {"results": [...]}, or an envelope whose data is one of those. Check the Quotes URL.',
+						'Expected a JSON list of tags (objects or names), an object of names and descriptions, or one of those under "results", "tags", "categories", "data" or "contents". Check the Quotes URL.',
 					itemIndex: i,
 				});
 			}
-			let objects = tags.map((tag) =>
-				typeof tag === 'object' && tag !== null ? (tag as IDataObject) : { name: tag as string },
-			);
-			// The service may ignore q, sorting and limit (the best-known one, Quotable, has none but sorting): the node
-			// keeps the tags whose name or slug has the search text, sorts and cuts itself.
+			// Most services ignore q: the node keeps the tags whose name or slug has the search text
 			const q = search.q;
 			if (q)
-				objects = objects.filter((tag) =>
+				tags = tags.filter((tag) =>
 					[tag.name, tag.slug].some((v) => typeof v === 'string' && words(v).includes(q)),
 				);
-			if (search.sort) sortTags(objects, search.sort.by, search.sort.order);
-			const kept = search.limit === undefined ? objects : objects.slice(0, search.limit);
+			if (search.sort) {
+				const lacking = sortTags(tags, search.sort.by, search.sort.order);
+				const count = (tally[search.sort.by] ??= { sorted: 0, lacking: 0 });
+				count.sorted += tags.length;
+				count.lacking += lacking;
+			}
+			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
 			return kept.map((json) => ({ json }));
 		},
 	};
 }
 
-/** Sorts in place, stably; tags without the field go last. Counts compare as numbers, dates as dates. */
-export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'desc'): void {
+const LABELS: Record<SortField, string> = {
+	name: 'name',
+	quoteCount: 'quote count',
+	dateAdded: 'date added',
+	dateModified: 'date modified',
+};
+
+/** One execution hint for the run, when tags lacked the field they were sorted by. */
+export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
+	const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
+		const { sorted, lacking } = tally[by]!;
+		if (!lacking) return [];
+		const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
+		return lacking === sorted
+			? `None of the ${sorted} tags has a ${LABELS[by]} (${fields}): this quotes service does not give one, so the tags keep its order.`
+			: `${lacking} of ${sorted} tags have no ${LABELS[by]} (${fields}): they come last.`;
+	});
+	if (lines.length) addHint(ctx, lines.join(' '));
+}
+
+/**
+ * Sorts in place, stably; tags without the field go last, in the order they came. Counts compare as numbers, dates
+ * as dates, names without case. Returns how many tags lacked the field.
+ */
+export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'desc'): number {
 	const key = (tag: IDataObject): number | string | undefined => {
-		const value = tag[by];
-		if (value === undefined || value === null || value === '') return undefined;
+		const value = SORT_FIELDS[by].map((field) => tag[field]).find(present);
+		if (!present(value)) return undefined;
 		if (by === 'quoteCount') return Number(value);
 		if (by === 'name') return String(value).toLowerCase();
 		const time = Date.parse(String(value));
@@ -107,7 +151,10 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 		return a.index - b.index;
 	});
 	keyed.forEach((entry, n) => (tags[n] = entry.tag));
+	return keyed.filter((entry) => entry.key === undefined).length;
 }
+
+const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 /** Lower-case words without accents: "Famous Quotes", "famous-quotes" and "famousQuotes" all become "famous quotes". */
 function words(text: string): string {
@@ -120,13 +167,27 @@ function words(text: string): string {
 		.trim();
 }
 
-function tagList(data: unknown): unknown[] | undefined {
-	if (Array.isArray(data)) return data;
-	if (isPlainObject(data)) {
-		for (const key of ['results', 'tags', 'data']) {
-			const inner = data[key];
-			if (Array.isArray(inner)) return inner;
+/** Keys of an error body, never taken for a map of tag names */
+const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
+
+/**
+ * One object per tag, whatever the shape: a list of objects (Quotable, its rewrite) or of names (QuoteSlate), an
+ * object of names and descriptions (They Said So), or one of those inside an envelope.
+ */
+export function tagList(data: unknown, depth = 0): IDataObject[] | undefined {
+	if (Array.isArray(data))
+		return data.filter(present).map((tag) => (isPlainObject(tag) ? tag : { name: String(tag) }));
+	if (!isPlainObject(data)) return undefined;
+	const entries = Object.entries(data);
+	if (
+		entries.length &&
+		entries.every(([key, value]) => typeof value === 'string' && !ERROR_KEYS.includes(key))
+	)
+		return entries.map(([name, description]) => ({ name, description }));
+	if (depth < 2)
+		for (const key of ['results', 'tags', 'categories', 'data', 'contents']) {
+			const inner = tagList(data[key], depth + 1);
+			if (inner) return inner;
 		}
-	}
 	return undefined;
 }

@@ -89,16 +89,43 @@ const TYPE: Record<Kind, string> = {
 	trigger: 'fireAutomation',
 };
 
-/** Runs the node of `kind` (credentials: all three URLs, key sent to Quotes); returns the result and elapsed ms. */
+/**
+ * Runs the node of `kind` (credentials: all three URLs, key sent to Quotes); returns the result and elapsed ms.
+ * `limitMs`: a run still going then is stopped (n8n's Stop) and the test fails, so a run that would never end fails
+ * in bounded time instead of hanging jest; `stopWhen`: checked every 50 ms, stops the run the same way (a retry
+ * loop past any bound fails at once rather than at the limit).
+ */
 export async function runNode(
 	s: Services,
 	kind: Kind,
-	opts: { options?: IDataObject; params?: IDataObject } & Parameters<typeof runOne>[3] = {},
+	opts: {
+		options?: IDataObject;
+		params?: IDataObject;
+		limitMs?: number;
+		stopWhen?: () => string | undefined;
+	} & Parameters<typeof runOne>[3] = {},
 ): Promise<RunResult & { ms: number }> {
-	const { options, params, credentials, ...rest } = opts;
+	const { options, params, credentials, limitMs, stopWhen, ...rest } = opts;
 	const started = Date.now();
+	let stop = () => {};
+	let stopped: string | undefined;
+	const halt = (why: string) => ((stopped ??= why), stop());
+	const timer =
+		limitMs === undefined
+			? undefined
+			: setTimeout(() => halt(`did not end within ${limitMs} ms`), limitMs);
+	const watch =
+		stopWhen &&
+		setInterval(() => {
+			const why = stopWhen();
+			if (why) halt(why);
+		}, 50);
 	const result = await runOne(TYPE[kind], NODE, paramsOf(kind, options, params), {
 		...rest,
+		onStart: (fn) => {
+			stop = fn;
+			rest.onStart?.(fn);
+		},
 		credentials: {
 			apiKey: KEY,
 			museumUrl: s.museum.url,
@@ -108,6 +135,12 @@ export async function runNode(
 			...credentials,
 		},
 	});
+	clearTimeout(timer);
+	clearInterval(watch);
+	if (stopped)
+		throw new Error(
+			`the ${kind} run ${stopped}: the test stopped it (${serverOf(s, kind).requests.length} requests)`,
+		);
 	return Object.assign(result, { ms: Date.now() - started });
 }
 

@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, IPairedItemData } from 'n8n-workf
 
 import { logs, runNode, type RunResult } from '../harness/engine';
 import { DEFAULT_API_KEY } from '../servers';
+import { keyPieces } from './keys';
 
 export const KEY = DEFAULT_API_KEY;
 export const NODE = 'Museum';
@@ -30,10 +31,12 @@ export function dump(result: RunResult): string {
 	);
 }
 
-/** Where the key shows in a run (its output, errors and their details) or the captured logs, as is or URL-encoded. */
+/**
+ * Where the key shows in a run (its output, errors and their details) or the captured logs: any piece of it (see
+ * keyPieces) in any of its forms.
+ */
 export function keySightings(result: RunResult, key: string): string[] {
-	const text = dump(result) + JSON.stringify(logs);
-	return [key, encodeURIComponent(key)].filter((form) => text.includes(form));
+	return keyPieces(dump(result) + JSON.stringify(logs), key);
 }
 
 /** The execution hints the node added to its run (shown in n8n's output pane). */

@@ -10,6 +10,8 @@ const REPO = JSON.parse(read('package.json')).repository.url.replace(
 	/^git\+|\.git$/g,
 	'',
 ) as string;
+/** The main branch's files as served to npmjs.com, which shows the README but has no docs/ folder. */
+const RAW = `${REPO.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/main/`;
 
 /** GitHub's anchors for a Markdown file's headings: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchors(file: string): string[] {
@@ -34,7 +36,9 @@ function anchors(file: string): string[] {
 function problem(link: string, from: string): string {
 	const [address, fragment] = link.split('#');
 	let file: string;
-	if (address.startsWith(REPO)) {
+	if (address.startsWith(RAW)) {
+		file = address.slice(RAW.length);
+	} else if (address.startsWith(REPO)) {
 		const rest = address.slice(REPO.length);
 		file = /^(\?tab=readme-ov-file)?$/.test(rest)
 			? 'README.md'
@@ -76,7 +80,17 @@ test.each([
 	expect(links.map((link) => problem(link, source)).filter(Boolean)).toEqual([]);
 });
 
+test('README images come from the repository by address, so npmjs.com shows them too', () => {
+	const images = [...read('README.md').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map(([, src]) => src);
+	expect(images.length).toBeGreaterThan(0);
+	expect(images.filter((src) => !src.startsWith(RAW))).toEqual([]);
+});
+
 test.each(markdown)('%s: every relative link points at a file and heading that exist', (file) => {
 	const links = [...read(file).matchAll(/\]\(([^)\s]+)\)/g)].map(([, link]) => link);
 	expect(links.map((link) => problem(link, file)).filter(Boolean)).toEqual([]);
+});
+
+test('docs/performance.md stays within 1,000 words (as wc -w counts them): how the pace works, not its history', () => {
+	expect(read('docs/performance.md').split(/\s+/).filter(Boolean).length).toBeLessThanOrEqual(1000);
 });

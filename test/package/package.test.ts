@@ -13,7 +13,10 @@ describe('package.json', () => {
 		expect(pkgJson.name).toBe('n8n-nodes-triptych');
 		expect(pkgJson.keywords).toContain('n8n-community-node-package');
 		expect(pkgJson.license).toBe('MIT');
-		expect(pkgJson.files).toEqual(['dist']);
+		// `n8n-node build` copies the README's screenshots into dist/docs: they stay out of the tarball
+		expect(pkgJson.files).toEqual(['dist', '!dist/docs']);
+		// n8n loads the files under `n8n`; nothing imports the package by its name
+		expect(pkgJson.main).toBeUndefined();
 		expect(pkgJson.dependencies).toBeUndefined();
 		expect(pkgJson.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 		for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepublish']) {
@@ -22,6 +25,25 @@ describe('package.json', () => {
 		expect(pkgJson.scripts.build).toBe('n8n-node build');
 		expect(pkgJson.scripts.lint).toBe('n8n-node lint');
 		expect(fs.readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/MIT License/);
+	});
+
+	test('the tarball holds dist/ without dist/docs, package.json, README.md and LICENSE', () => {
+		const [packed] = JSON.parse(
+			execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+				cwd: ROOT,
+				encoding: 'utf8',
+			}),
+		) as Array<{ files: Array<{ path: string }> }>;
+		const files = packed.files.map((f) => f.path);
+		expect(files).toEqual(expect.arrayContaining(pkgJson.n8n.nodes));
+		expect(files.filter((f) => f.startsWith('dist/docs/'))).toEqual([]);
+		expect(
+			files.filter(
+				(f) =>
+					!/^dist\/((nodes|credentials|icons)\/|package\.json$)/.test(f) &&
+					!['package.json', 'README.md', 'LICENSE'].includes(f),
+			),
+		).toEqual([]);
 	});
 
 	test('the n8n section lists every built node and credential, and nothing else', () => {

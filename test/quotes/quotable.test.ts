@@ -32,7 +32,7 @@ test.each([
 	[
 		'sorted by quote count',
 		{ limit: 3, options: { sortBy: 'quoteCount' } },
-		{ limit: '3', sortBy: 'quoteCount' },
+		{},
 		byCount.slice(0, 3),
 	],
 ])('%s', async (_name, params, query, expected) => {

@@ -1,6 +1,8 @@
 /**
- * IFTTT Maker Webhooks: GET|POST /trigger/{event}/with/key/{key} (value1..value3 from a JSON body, a form body or
- * the query) and /trigger/{event}/json/with/key/{key} (any JSON body). 200 text/plain "Congratulations! You've fired
+ * IFTTT Maker Webhooks, its two applet triggers: "Receive a web request", GET|POST /trigger/{event}/with/key/{key}
+ * (value1..value3 from a JSON body, a form body or the query; any other field is ignored), and "Receive a web request
+ * with a JSON payload", /trigger/{event}/json/with/key/{key} (the whole body, as the JsonPayload text). A
+ * JSON-payload applet fired on the classic route gets an empty JsonPayload, as IFTTT's help says. 200 text/plain "Congratulations! You've fired
  * the {event} event" ("… the {event} JSON event"); 401 {"errors":[{"message":"You sent an invalid key."}]} for a
  * wrong key; 400 JSON for a body that is not valid JSON; Express's 404 page for any other path or method;
  * GET /use/{key} is the per-key page. Idempotency-Key is ignored: every accepted call is a delivery.
@@ -19,10 +21,14 @@ import {
 export interface IftttDelivery {
 	event: string;
 	route: 'classic' | 'json';
-	/** Classic route: the value1..value3 it got */
+	/** Classic route: the value1..value3 it got (what a "Receive a web request" applet receives) */
 	values?: { value1?: string; value2?: string; value3?: string };
+	/** Classic route: the body fields it ignored (an applet never sees them) */
+	ignored?: string[];
 	/** JSON route: the parsed body (null when there was none) */
 	payload?: unknown;
+	/** What a "Receive a web request with a JSON payload" applet receives: the body as sent; empty on the classic route */
+	jsonPayload: string;
 	at: number;
 }
 
@@ -33,6 +39,7 @@ export interface IftttServer extends TestServer<BaseMode> {
 
 const TRIGGER = /^\/trigger\/([^/]+)\/(json\/)?with\/key\/([^/]+)$/;
 const USE = /^\/use\/([^/]+)$/;
+const VALUE = /^value[123]$/;
 const INVALID_KEY = { errors: [{ message: 'You sent an invalid key.' }] };
 
 /** Express's answer to a route it does not have. */
@@ -74,7 +81,13 @@ export async function startIftttServer(options: { apiKey?: string } = {}): Promi
 				body = recorded.json;
 			}
 			if (trigger[2]) {
-				deliveries.push({ event, route: 'json', payload: body, at: Date.now() });
+				deliveries.push({
+					event,
+					route: 'json',
+					payload: body,
+					jsonPayload: recorded.body,
+					at: Date.now(),
+				});
 				return text(200, `Congratulations! You've fired the ${event} JSON event`);
 			}
 			const from = { ...recorded.query, ...(body && typeof body === 'object' ? body : {}) };
@@ -83,7 +96,16 @@ export async function startIftttServer(options: { apiKey?: string } = {}): Promi
 					.filter((k) => k in from)
 					.map((k) => [k, String((from as Record<string, unknown>)[k])]),
 			);
-			deliveries.push({ event, route: 'classic', values, at: Date.now() });
+			const ignored =
+				body && typeof body === 'object' ? Object.keys(body).filter((k) => !VALUE.test(k)) : [];
+			deliveries.push({
+				event,
+				route: 'classic',
+				values,
+				ignored,
+				jsonPayload: '',
+				at: Date.now(),
+			});
 			return text(200, `Congratulations! You've fired the ${event} event`);
 		},
 	});

@@ -9,3 +9,4 @@ export * from './images';
 export * from './ratelimit';
 export * from './hostile';
 export * from './real';
+export * from './quotes-services';

@@ -206,6 +206,36 @@ describe('failures', () => {
 		expect(server.requests.map((r) => r.path).sort()).toEqual(['/trigger/n0', '/trigger/n1']);
 	});
 
+	test('a failed first batch ends the batches at once: no waiting out a 60 s Batch Interval', async () => {
+		server.fail({ kind: 'status', status: 503, retryAfter: '0' });
+		const started = Date.now();
+		const result = await runTrigger(
+			server,
+			{ event: 'e', options: { ...FAST, batchSize: 1, batchInterval: 60_000 } },
+			{ items: numbered(3) },
+		);
+		expect(result.error(NODE)?.httpCode).toBe('503');
+		expect(server.requests).toHaveLength(1);
+		expect(Date.now() - started).toBeLessThan(20_000);
+	});
+
+	test('Stop during a 1-hour Batch Interval ends the run at once', async () => {
+		let stop = () => {};
+		const running = runTrigger(
+			server,
+			{ event: 'e', options: { batchSize: 1, batchInterval: 3_600_000 } },
+			{ items: numbered(3), onStart: (fn) => (stop = fn) },
+		);
+		while (server.deliveries.length < 1) await new Promise((r) => setTimeout(r, 5));
+		await new Promise((r) => setTimeout(r, 100));
+		const stoppedAt = Date.now();
+		stop();
+		const result = await running;
+		expect(Date.now() - stoppedAt).toBeLessThan(4000);
+		expect(result.run.status).toBe('canceled');
+		expect(server.requests).toHaveLength(1);
+	});
+
 	test('with Continue On Fail and Concurrency 4: error items in place, all others delivered', async () => {
 		server.fail(
 			{ kind: 'status', status: 503, retryAfter: '0' },

@@ -12,9 +12,13 @@ export const FAST = { retryDelay: 1, maxRetryWait: 2 };
 export const runTrigger = (
 	server: { url: string },
 	params: IDataObject,
-	{ credentials, ...opts }: Parameters<typeof runNode>[3] = {},
+	{
+		credentials,
+		type = 'fireAutomation',
+		...opts
+	}: Parameters<typeof runNode>[3] & { type?: string } = {},
 ) =>
-	runNode('fireAutomation', NODE, params, {
+	runNode(type, NODE, params, {
 		...opts,
 		credentials: { apiKey: KEY, triggerUrl: server.url, ...credentials },
 	});
@@ -26,3 +30,9 @@ export function numbered(
 ): IDataObject[] {
 	return Array.from({ length: count }, (_, n) => ({ n, ...extra(n) }));
 }
+
+/** Payload Fields with these names and values */
+export const fields = (values: Record<string, string>) => ({
+	payload: 'fields',
+	fields: { values: Object.entries(values).map(([name, value]) => ({ name, value })) },
+});

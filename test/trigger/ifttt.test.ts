@@ -4,17 +4,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { logs, useServer } from '../harness/engine';
 import { startIftttServer, startTriggerServer } from '../servers';
 import { keySightings } from '../museum/setup';
-import { FAST, NODE, runTrigger } from './helpers';
+import { FAST, NODE, fields, runTrigger } from './helpers';
 
 const KEY = 'ifttt+Key/42';
 const IFTTT = { apiKey: KEY, triggerApi: 'iftttWebhooks' };
 const ifttt = useServer(() => startIftttServer({ apiKey: KEY }));
 const generic = useServer(() => startTriggerServer({ apiKey: KEY }));
 
-const fields = (values: Record<string, string>) => ({
-	payload: 'fields',
-	fields: { values: Object.entries(values).map(([name, value]) => ({ name, value })) },
-});
 const fire = async (params: IDataObject, credentials: IDataObject = IFTTT, opts = {}) =>
 	await runTrigger(ifttt, { event: 'door_opened', ...params }, { credentials, ...opts });
 const outputOf = (result: Awaited<ReturnType<typeof fire>>) =>

@@ -1,7 +1,7 @@
-/** Quote Tags sorting (nodes/QuoteTags/operation), from source: each case sorted in place, descending and ascending. */
+/** Quote Tags sorting and tag shapes (nodes/QuoteTags/operation), from source. */
 import type { IDataObject } from 'n8n-workflow';
 
-import { sortTags } from '../../nodes/QuoteTags/operation';
+import { sortTags, tagList } from '../../nodes/QuoteTags/operation';
 
 type Field = Parameters<typeof sortTags>[1];
 
@@ -57,6 +57,9 @@ test.each<[string, Field, Array<[string, unknown?]>, string, string]>([
 		'one two none1 empty null',
 	],
 ])('%s', (_, field, rows, desc, asc) => {
+	const lacking = rows.filter(
+		(row) => field !== 'name' && [undefined, null, ''].includes(row[1] as string),
+	).length;
 	for (const [order, expected] of [
 		['desc', desc],
 		['asc', asc],
@@ -64,7 +67,63 @@ test.each<[string, Field, Array<[string, unknown?]>, string, string]>([
 		const tags: IDataObject[] = rows.map((row) =>
 			row.length > 1 ? { name: row[0], [field]: row[1] as IDataObject[string] } : { name: row[0] },
 		);
-		sortTags(tags, field, order);
+		expect(sortTags(tags, field, order)).toBe(lacking);
 		expect(tags.map((t) => t.name).join(' ')).toBe(expected);
 	}
 });
+
+test.each<[Field, IDataObject[], string]>([
+	[
+		'quoteCount',
+		[{ name: 'q', quoteCount: 2 }, { name: 'r', quotesCount: 7 }, { name: 'n' }],
+		'r q n',
+	],
+	[
+		'dateAdded',
+		[
+			{ name: 'q', dateAdded: '2020-01-01' },
+			{ name: 'r', createdAt: '2024-11-21T08:00:00.000Z' },
+			{ name: 'p', createdAt: '2024-11-21 07:00:00.5+00' },
+		],
+		'r p q',
+	],
+	[
+		'dateModified',
+		[
+			{ name: 'u', updatedAt: '2021-01-01' },
+			{ name: 'm', dateModified: '2022-01-01' },
+		],
+		'm u',
+	],
+])(
+	'Sort By %s reads the field of each service (Quotable’s, or its rewrite’s)',
+	(by, tags, expected) => {
+		sortTags(tags, by, 'desc');
+		expect(tags.map((t) => t.name).join(' ')).toBe(expected);
+	},
+);
+
+test.each<[string, unknown, IDataObject[] | undefined]>([
+	['objects', [{ _id: 'a', name: 'Love' }], [{ _id: 'a', name: 'Love' }]],
+	['names', ['love', 'life', null], [{ name: 'love' }, { name: 'life' }]],
+	[
+		'a map of names and descriptions',
+		{ funny: 'Funny quotes' },
+		[{ name: 'funny', description: 'Funny quotes' }],
+	],
+	[
+		'They Said So’s envelope',
+		{ success: { total: 1 }, contents: { categories: { art: 'Art' } }, copyright: { year: 2026 } },
+		[{ name: 'art', description: 'Art' }],
+	],
+	[
+		'an envelope of objects',
+		{ status: 'success', data: [{ name: 'x' }], message: 'OK' },
+		[{ name: 'x' }],
+	],
+	['{results: [...]}', { count: 1, results: ['x'] }, [{ name: 'x' }]],
+	['an error body', { error: 'Too many requests, please try again later.' }, undefined],
+	['an object of numbers', { tagz: 1, other: 2 }, undefined],
+	['an empty object', {}, undefined],
+	['text', 'love', undefined],
+])('tagList: %s', (_, body, expected) => expect(tagList(body)).toEqual(expected));

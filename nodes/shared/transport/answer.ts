@@ -87,7 +87,7 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 		if (ok) return { kind: 'text', text };
 		const contentType = header(res.headers, 'content-type') ?? '';
 		const html = isHtml(text, contentType);
-		const said = html ? gist(redact(cut(text, MAX_TEXT * 2))) : shown(text, redact);
+		const said = html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact);
 		return { kind: 'page', html, said, contentType: cut(contentType, 100) };
 	}
 	const body = res.json.value;

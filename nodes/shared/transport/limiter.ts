@@ -1,4 +1,5 @@
 import type { Stopper } from './stop';
+import { Pace } from './pace';
 import { type Quota, wait } from './timing';
 
 /**
@@ -12,9 +13,8 @@ import { type Quota, wait } from './timing';
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** the service announces in its headers: while none is left, requests wait for the reset (then one goes
  *    to learn the new window when its size is unknown);
- * 5. without quota headers, once the service refused with a 429, a **token bucket whose rate follows CUBIC**, as the
- *    AWS SDKs' adaptive retry mode paces: cut to `BETA` of the rate sent at on a 429, then growing back along a cubic
- *    curve that flattens at the refused rate and probes past it.
+ * 5. without quota headers, once the service refused with a 429, the **pace** (pace.ts): a token bucket whose rate
+ *    follows CUBIC.
  */
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
@@ -25,22 +25,8 @@ export const START = 4;
 const MOST = 256;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** CUBIC's multiplicative decrease, as in the AWS SDKs' adaptive retry mode. */
-const BETA = 0.7;
-/**
- * CUBIC's scale, in requests/s³. The AWS SDKs use 0.4 for a client's own calls; a node's run is a crowd that must
- * get back to a service's rate within a few seconds, not a minute, so the curve here is ten times steeper.
- */
-const SCALE = 4;
-/** The lowest pace, in requests per second. */
-const MIN_RATE = 0.5;
 /** The first 429 is paced at what the service accepted in the last this long: a rate no bucket refuses for long. */
 const RATE_WINDOW_MS = 1000;
-/**
- * Our bucket holds this many seconds of the pace: after a pause, most services take half a second of their rate at
- * once; more would be refused by a small bucket.
- */
-const BURST_SECONDS = 0.5;
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const IDLE_MS = 15 * 60_000;
 const MAX_LIMITERS = 256;
@@ -68,16 +54,6 @@ export type Turn =
 	| { ok: true; ticket: Ticket; announcedMs: number }
 	| { ok: false; why: 'stopped' | 'paused' | 'quota'; waitMs: number };
 
-/** The client-side token bucket of CUBIC pacing (after the first 429 of a service without quota headers). */
-interface Pace {
-	rate: number;
-	/** The rate the last 429 came at, and when: the cubic curve's plateau and origin */
-	refusedRate: number;
-	refusedAt: number;
-	tokens: number;
-	filledAt: number;
-}
-
 export class Limiter {
 	allowance = START;
 	inFlight = 0;
@@ -87,7 +63,11 @@ export class Limiter {
 	private slowStart = true;
 	private round = { answers: 0, full: false };
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
-	private quota?: { left: number; resetAt: number; limit?: number; seq: number };
+	/** The quota counted forward; `resetAt` undefined: a new window no answer has told the end of yet */
+	private quota?: { left: number; resetAt?: number; limit?: number; seq: number };
+	/** Requests sent and not answered yet, and those waiting for the next answer */
+	private onWire = 0;
+	private answers: Array<() => void> = [];
 	private pace?: Pace;
 	private sent = 0;
 	/** When recent answers were accepted, for the rate of the first 429 */
@@ -108,6 +88,8 @@ export class Limiter {
 				run.queue.push(resolve);
 				if (!this.waiting.includes(run)) this.waiting.push(run);
 				this.round.full = true;
+				// another run may be waiting only for its own Concurrency: free slots go to this one
+				this.wake();
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
@@ -120,6 +102,10 @@ export class Limiter {
 			const quota = this.quotaDelay(now);
 			if (paused > budgetMs)
 				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
+			if (quota === Infinity && paused <= 0) {
+				await this.nextAnswer(run.stop);
+				continue;
+			}
 			if (paused <= 0 && quota > 0 && announced + quota > announcedMs)
 				return this.giveBack(run, { ok: false, why: 'quota', waitMs: quota });
 			if (paused > 0 || quota > 0) {
@@ -128,11 +114,12 @@ export class Limiter {
 				continue;
 			}
 			if (this.pace && slot?.pace !== this.pace)
-				slot = { at: now + this.reserve(now), pace: this.pace };
+				slot = { at: now + this.pace.reserve(now), pace: this.pace };
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
 		if (this.quota) this.quota.left--;
+		this.onWire++;
 		const ticket = { sentAt: Date.now(), level: this.inFlight, seq: ++this.sent };
 		return { ok: true, ticket, announcedMs: announced };
 	}
@@ -142,6 +129,7 @@ export class Limiter {
 		const now = Date.now();
 		run.inFlight = Math.max(0, run.inFlight - 1);
 		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
 		this.observe(quota, ticket);
 		if (verdict === 'ok') this.accepted.push(now);
@@ -151,7 +139,16 @@ export class Limiter {
 		if (verdict === 'rateLimited' && !this.quota) this.refused(ticket, now);
 		if (verdict === 'overloaded') this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(now);
+		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
+	}
+
+	/** Resolves at the next answer, or at Stop. */
+	private async nextAnswer(stop: Stopper): Promise<void> {
+		await new Promise<void>((resolve) => {
+			const off = stop.subscribe(resolve);
+			this.answers.push(() => (off(), resolve()));
+		});
 	}
 
 	/** A run stopped: its waiting requests leave the line at once. */
@@ -214,40 +211,31 @@ export class Limiter {
 		};
 	}
 
-	/** How long the quota holds a request back: until the reset while none is left. */
+	/**
+	 * How long the quota holds a request back: until the reset while none is left (Infinity: until the next answer
+	 * tells when a new window ends). A new window is full when its size is known, less the requests on their way;
+	 * when nothing is on its way, one request goes to learn it, so no wait is for an answer that cannot come.
+	 */
 	private quotaDelay(now: number): number {
 		const quota = this.quota;
 		if (!quota || quota.left > 0) return 0;
+		if (quota.resetAt === undefined) {
+			if (this.onWire > 0) return Infinity;
+			quota.left = 1;
+			return 0;
+		}
 		if (now < quota.resetAt) return quota.resetAt - now;
-		// a new window: full when its size is known, else one request goes to learn it
-		quota.left = Math.max(1, (quota.limit ?? 1) - this.inFlight);
-		quota.resetAt = now + MAX_WAIT_MS;
+		quota.left = Math.max(1, (quota.limit ?? 1) - this.onWire);
+		quota.resetAt = undefined;
 		return 0;
 	}
 
-	/**
-	 * Takes a token from the pace's bucket, going into debt when it is empty (requests line up for their moments
-	 * instead of all waking for each token); returns how long until this request's moment.
-	 */
-	private reserve(now: number): number {
-		const pace = this.pace!;
-		const capacity = Math.max(1, pace.rate * BURST_SECONDS);
-		pace.tokens = Math.min(capacity, pace.tokens + ((now - pace.filledAt) * pace.rate) / 1000) - 1;
-		pace.filledAt = now;
-		return pace.tokens >= 0 ? 0 : (-pace.tokens * 1000) / pace.rate;
-	}
-
-	/**
-	 * A 429 without quota headers, the first of its wave: the pace drops to BETA of the rate it was refused at. The
-	 * first 429 has no pace to cut: it starts from what the service accepted in the last second, taken as the cut.
-	 */
+	/** A 429 without quota headers, the first of its wave: the pace is cut (the first one set). */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const since = now - RATE_WINDOW_MS;
 		const acceptedRate = this.accepted.filter((at) => at > since).length / (RATE_WINDOW_MS / 1000);
-		const refusedRate = Math.max(MIN_RATE, this.pace ? this.pace.rate : acceptedRate / BETA);
-		const rate = Math.max(MIN_RATE, refusedRate * BETA);
-		this.pace = { rate, refusedRate, refusedAt: now, tokens: 0, filledAt: now };
+		this.pace = this.pace ? this.pace.cut(now) : Pace.first(now, acceptedRate);
 	}
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
@@ -263,12 +251,7 @@ export class Limiter {
 
 	/** A healthy answer: the pace follows its cubic curve; the allowance grows per round while requests wait. */
 	private grow(now: number): void {
-		const pace = this.pace;
-		if (pace) {
-			const k = Math.cbrt((pace.refusedRate * (1 - BETA)) / SCALE);
-			const t = (now - pace.refusedAt) / 1000;
-			pace.rate = Math.max(MIN_RATE, SCALE * (t - k) ** 3 + pace.refusedRate);
-		}
+		this.pace?.grow(now);
 		if (++this.round.answers < this.allowance) return;
 		const full = this.round.full || this.waiting.length > 0;
 		this.round = { answers: 0, full: false };

@@ -34,6 +34,22 @@ export interface StyleEntry {
 	palette?: { step: number; max: number; hueField: string };
 	/** Museum: whether image addresses take `?width=` to send a smaller image */
 	imageWidthQuery?: boolean;
+	/** Trigger service styles: where a call goes */
+	trigger?: TriggerRoutes;
+}
+
+/** How a trigger service style takes a call (Fire Automation reads it; the node never names a style). */
+export interface TriggerRoutes {
+	/** The path of a call below the Trigger URL; `{event}` stands for the URL-encoded Event */
+	webRequest: string;
+	/** A second route that hands the whole JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
+	jsonPayload?: string;
+	/** The body fields the web-request route passes on, when it ignores any other */
+	webRequestFields?: string[];
+	/** Whether the Event must be given (nothing is called without it) */
+	eventRequired?: boolean;
+	/** Whether q and limit always go in the query string (the body belongs to the applet) */
+	paramsInQuery?: boolean;
 }
 
 /**
@@ -79,6 +95,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					'POST {Trigger URL}/trigger/{Event} with "Authorization: Bearer <key>". The credential test calls only the root address, never /trigger/.',
 				key: BEARER,
 				test: { path: '/', verdict: 'reachable' },
+				trigger: { webRequest: '/trigger/{event}' },
 			},
 			iftttWebhooks: {
 				name: 'IFTTT Webhooks',
@@ -86,6 +103,13 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 					"IFTTT's Maker Webhooks: the key (from IFTTT's Webhooks settings) goes in the address, /trigger/{Event}/with/key/{key}, never in a header. The credential test opens the key's page, /use/{key}, which fires nothing.",
 				key: { in: 'path', after: ['/with/key/', '/use/'] },
 				test: { path: '/use/', verdict: 'keyPage' },
+				trigger: {
+					webRequest: '/trigger/{event}/with/key/',
+					jsonPayload: '/trigger/{event}/json/with/key/',
+					webRequestFields: ['value1', 'value2', 'value3'],
+					eventRequired: true,
+					paramsInQuery: true,
+				},
 			},
 		},
 	},
@@ -125,9 +149,9 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		field: 'quotesUrl',
 		label: 'Quotes URL',
 		name: 'quotes service',
-		placeholder: 'e.g. https://quotes.example.com',
+		placeholder: 'e.g. https://quoteslate.vercel.app/api',
 		description:
-			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. Leave empty if you do not use Quote Tags.',
+			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. E.g. your own Quotable (http://localhost:4000), the Quotable rewrite (https://api.quotable.kurokeita.dev/api) or QuoteSlate (https://quoteslate.vercel.app/api). Leave empty if you do not use Quote Tags.',
 		testRank: 2,
 		styles: {
 			generic: {

@@ -76,8 +76,13 @@ function member(value: string | undefined, name?: string): Record<string, string
  * the draft asks: the caller then learns from refusals instead.
  */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
-	const count = (v?: string) => (v !== undefined && COUNT.test(v) ? Number(v) : undefined);
-	const seconds = (v?: string) => (v !== undefined && SECONDS.test(v) ? Number(v) : undefined);
+	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
+	const number = (pattern: RegExp, v?: string) =>
+		v !== undefined && v.length <= 32 && pattern.test(v) && Number(v) < 1e13
+			? Number(v)
+			: undefined;
+	const count = (v?: string) => number(COUNT, v);
+	const seconds = (v?: string) => number(SECONDS, v);
 	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
 		if (remaining === undefined || reset === undefined) return undefined;
 		if (limit !== undefined && remaining > limit) return undefined;

@@ -1,0 +1,129 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { isPlainObject } from '../validation';
+import { KEY_PARAMETER } from './services';
+
+/** What a service said, made fit to show: cut before any pattern runs on it, the key removed, shortened. */
+
+const EXCERPT_LENGTH = 160;
+const LONGEST_WORD = 40;
+/** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
+export const MAX_TEXT = 4096;
+/** The shortest piece of the key that is removed where it stands alone: what a cut could leave of it. */
+const KEY_PIECE = 8;
+
+/** Text from a service, cut to `MAX_TEXT` (or `length`) characters. */
+export function cut(text: string, length = MAX_TEXT): string {
+	return text.length > length ? text.slice(0, length) : text;
+}
+
+/** The forms the key takes in text: as it is, URL-encoded, form-encoded, HTML-escaped (a page quoting it). */
+function keyForms(apiKey: string): string[] {
+	const forms = [
+		apiKey,
+		encodeURIComponent(apiKey),
+		new URLSearchParams({ k: apiKey }).toString().slice(2),
+		apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+	];
+	return [...new Set(forms)];
+}
+
+/**
+ * Removes the API key from text that came from elsewhere: in each of its forms, and any piece of it of
+ * `KEY_PIECE` characters or more (a cut made by the service, or by a limit, may have left part of it); keys shorter
+ * than 4 characters are left, they would mangle the text. Also any `apikey=` query value and any Bearer token.
+ */
+export function redactKey(text: string, apiKey: string): string {
+	let out = text;
+	if (apiKey.length >= 4) {
+		for (const form of keyForms(apiKey)) {
+			out = out.split(form).join('***');
+			for (let at = 0; at + KEY_PIECE <= form.length; at++) {
+				const piece = form.slice(at, at + KEY_PIECE);
+				if (out.includes(piece)) out = removePieces(out, form, piece);
+			}
+		}
+	}
+	return out
+		.replace(/(Bearer\s+)[^\s"',;}]{1,4096}/gi, '$1***')
+		.replace(new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]{1,4096}`, 'gi'), '$1***');
+}
+
+/** Replaces every run of text around `piece` that is a piece of `form` with "***". */
+function removePieces(text: string, form: string, piece: string): string {
+	let out = '';
+	let from = 0;
+	for (let at = text.indexOf(piece); at >= 0; at = text.indexOf(piece, from)) {
+		let [start, end] = [at, at + piece.length];
+		// widen the match while it is still a piece of the key
+		while (start > from && form.includes(text.slice(start - 1, end))) start--;
+		while (end < text.length && form.includes(text.slice(start, end + 1))) end++;
+		out += `${text.slice(from, start)}***`;
+		from = end;
+	}
+	return out + text.slice(from);
+}
+
+/** Every text in a value (an error's details, an output item) with the key removed, keys of objects too. */
+export function redactAll<T>(value: T, redact: (text: string) => string): T {
+	if (typeof value === 'string') return redact(value) as T;
+	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
+	if (!isPlainObject(value)) return value;
+	const out: IDataObject = {};
+	for (const [name, inner] of Object.entries(value))
+		Object.defineProperty(out, redact(name), {
+			value: redactAll(inner, redact),
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	return out as T;
+}
+
+/** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
+export function shown(text: string, redact: (text: string) => string, length = EXCERPT_LENGTH) {
+	// and once more after the excerpt decodes entities: an HTML-escaped key is whole again only then
+	return redact(excerpt(redact(cut(text, MAX_TEXT * 2)), length));
+}
+
+/**
+ * A short excerpt of what a service said, fit for n8n's error panel: tags, scripts and styles dropped, a phrase
+ * repeated back to back said once (error pages repeat their title as a heading), no word longer than 40
+ * characters (so the panel can wrap it) and cut at a word boundary. The text is cut to `MAX_TEXT` first.
+ */
+export function excerpt(text: string, length = EXCERPT_LENGTH): string {
+	let plain = cut(text)
+		.replace(/<(script|style)[^>]{0,200}>[^]{0,4096}?<\/\1>/gi, ' ')
+		.replace(/<[^<>]{0,200}>/g, ' ')
+		.replace(/&nbsp;/g, ' ')
+		.replace(/&amp;/g, '&')
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/\s+/g, ' ')
+		.trim();
+	// "502 Bad Gateway 502 Bad Gateway nginx" → "502 Bad Gateway nginx"
+	plain = plain.replace(/(\b.{3,80}?)(?: \1\b)+/g, '$1');
+	const words = plain
+		.split(' ')
+		.map((word) => (word.length > LONGEST_WORD ? `${word.slice(0, LONGEST_WORD - 1)}…` : word));
+	let out = '';
+	for (const word of words) {
+		if (out.length + word.length + 1 > length) return `${out}…`;
+		out = out ? `${out} ${word}` : word;
+	}
+	return out;
+}
+
+export function isHtml(text: string, contentType: string): boolean {
+	return /^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
+}
+
+/** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
+export function gist(text: string): string {
+	return htmlTitle(text) ?? excerpt(text);
+}
+
+export function htmlTitle(text: string): string | undefined {
+	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
+	return title ? excerpt(title, 80) : undefined;
+}

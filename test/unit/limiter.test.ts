@@ -1,0 +1,151 @@
+import {
+	Limiter,
+	MAX_WAIT_MS,
+	type Run,
+	START,
+	type Ticket,
+	forgetLimiters,
+	limiterFor,
+} from '../../nodes/shared/transport/limiter';
+import { Stopper } from '../../nodes/shared/transport/stop';
+
+const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });
+const MINUTE = 60_000;
+
+/** Takes a turn that must be given at once. */
+async function go(limiter: Limiter, run: Run, budget = MINUTE): Promise<Ticket> {
+	const turn = await limiter.acquire(run, budget, MAX_WAIT_MS);
+	if (!turn.ok) throw new Error(`refused: ${turn.why}`);
+	return turn.ticket;
+}
+
+/** Whether a promise has settled after the microtasks queued now have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+	let done = false;
+	void promise.then(() => (done = true));
+	for (let i = 0; i < 20; i++) await Promise.resolve();
+	return done;
+}
+
+afterEach(() => jest.restoreAllMocks());
+
+describe('slots', () => {
+	test(`a new limiter lets ${START} through, then each answer lets one more`, async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
+		const fifth = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+		expect(await settled(fifth)).toBe(false);
+		limiter.release(run, tickets[0], 'ok');
+		expect(await settled(fifth)).toBe(true);
+	});
+
+	test('each run keeps its own Concurrency; a run at its cap holds up no other', async () => {
+		const limiter = new Limiter();
+		const [a, b] = [newRun(1), newRun(4)];
+		const first = await go(limiter, a);
+		const second = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
+		expect(await settled(second)).toBe(false);
+		const bs = [0, 1, 2].map(() => limiter.acquire(b, MINUTE, MAX_WAIT_MS));
+		expect(await Promise.all(bs.map(settled))).toEqual([true, true, true]);
+		expect(limiter.state.inFlight).toBe(START);
+		limiter.release(a, first, 'ok');
+		expect(await settled(second)).toBe(true);
+	});
+
+	test('Stop lets the waiting requests of that run go at once, and no other run', async () => {
+		const limiter = new Limiter();
+		const [a, b] = [newRun(), newRun()];
+		await Promise.all(Array.from({ length: START }, () => go(limiter, a)));
+		const waitingA = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
+		const waitingB = limiter.acquire(b, MINUTE, MAX_WAIT_MS);
+		a.stop.stop();
+		limiter.leave(a);
+		expect(await waitingA).toMatchObject({ ok: false, why: 'stopped' });
+		expect(await settled(waitingB)).toBe(false);
+	});
+});
+
+describe('the in-flight allowance', () => {
+	test('doubles per round of healthy answers while requests wait', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
+		const waiting = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+		for (const t of tickets) limiter.release(run, t, 'ok');
+		await waiting;
+		expect(limiter.state.allowance).toBe(START * 2);
+	});
+
+	test('a 503 sets it one under the refused level; refused again under that, it halves', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		limiter.allowance = 20;
+		const tickets = await Promise.all(Array.from({ length: 20 }, () => go(limiter, run)));
+		limiter.release(run, tickets[11], 'overloaded'); // sent as the 12th in flight
+		expect(limiter.state.allowance).toBe(11);
+		// the rest of that wave says nothing new
+		limiter.release(run, tickets[15], 'overloaded');
+		expect(limiter.state.allowance).toBe(11);
+		for (const t of [...tickets.slice(0, 11), ...tickets.slice(12, 15), ...tickets.slice(16)])
+			limiter.release(run, t, 'ok');
+		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 5);
+		const again = await go(limiter, run);
+		limiter.release(run, { ...again, level: 8 }, 'overloaded');
+		expect(limiter.state.allowance).toBe(4);
+	});
+});
+
+describe('waits', () => {
+	test('a Retry-After of a billion seconds pauses the service for at most two minutes', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		limiter.release(run, await go(limiter, run), 'rateLimited', 1e12);
+		const turn = await limiter.acquire(run, 1000, MAX_WAIT_MS);
+		expect(turn).toMatchObject({ ok: false, why: 'paused' });
+		expect((turn as { waitMs: number }).waitMs).toBeLessThanOrEqual(MAX_WAIT_MS);
+		expect((turn as { waitMs: number }).waitMs).toBeGreaterThan(MAX_WAIT_MS - 5000);
+	});
+
+	test('a quota of 0 whose reset has passed lets one request go to learn the new window', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const ticket = await go(limiter, run);
+		limiter.release(run, ticket, 'ok', 0, { remaining: 0, resetAt: Date.now() - 1, limit: 0 });
+		const probe = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+		expect(await settled(probe)).toBe(true);
+		expect(await probe).toMatchObject({ ok: true });
+	});
+
+	test('a quota that resets later than the request may wait is refused at once, saying when', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const quota = { remaining: 0, resetAt: Date.now() + 10 * MINUTE, limit: 0 };
+		limiter.release(run, await go(limiter, run), 'ok', 0, quota);
+		const turn = await limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+		expect(turn).toMatchObject({ ok: false, why: 'quota' });
+	});
+
+	test('a 429 without quota headers starts the pace at what the service accepted, then it grows', async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
+		for (const t of tickets.slice(0, 3)) limiter.release(run, t, 'ok');
+		expect(limiter.state.rate).toBeUndefined();
+		limiter.release(run, tickets[3], 'rateLimited');
+		expect(limiter.state.rate).toBeCloseTo(3, 5);
+		const later = Date.now() + 3000;
+		jest.spyOn(Date, 'now').mockReturnValue(later);
+		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, 'ok');
+		expect(limiter.state.rate!).toBeGreaterThan(3 / 0.7);
+	});
+});
+
+test('limiters are shared per key and forgotten after a quarter of an hour unused', () => {
+	forgetLimiters();
+	const first = limiterFor('a');
+	expect(limiterFor('a')).toBe(first);
+	jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 16 * MINUTE);
+	limiterFor('b');
+	expect(limiterFor('a')).not.toBe(first);
+});

@@ -1,0 +1,17 @@
+/**
+ * What the nodes may show of a service's text: the key redacted before any cut (cutting first can leave a piece of
+ * the key that redaction no longer recognises). The transport's own composition, `shown`, when it has one; else
+ * redaction then excerpt, the order it must keep.
+ */
+import * as errors from '../../nodes/shared/transport/errors';
+import { excerpt, gist, redactKey } from '../../nodes/shared/transport/errors';
+import { readQuota } from '../../nodes/shared/transport/timing';
+
+type Shown = (text: string, redact: (text: string) => string, length?: number) => string;
+const shown = (errors as { shown?: Shown }).shown;
+
+export const said = (text: string, key: string) =>
+	shown ? shown(text, (t) => redactKey(t, key)) : excerpt(redactKey(text, key));
+export const saidGist = (text: string, key: string) => gist(redactKey(text, key));
+/** readQuota with every quota header set to `text` (a service may send anything in any of them). */
+export const quotaOf = (text: string) => readQuota(() => text);
