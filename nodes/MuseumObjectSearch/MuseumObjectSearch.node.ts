@@ -9,7 +9,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { museumObjectSearchProperties } from './description';
-import { museumOperation } from './operation';
+import { listSearch } from './lists';
+import { type MuseumOperation, museumOperation } from './operation';
 
 export class MuseumObjectSearch implements INodeType {
 	description: INodeTypeDescription = {
@@ -19,13 +20,14 @@ export class MuseumObjectSearch implements INodeType {
 		group: ['input'],
 		version: 1,
 		subtitle:
-			'={{ ($parameter["q"] ? "Search: " + $parameter["q"] : (Object.keys($parameter["filters"] || {}).length ? "Filtered objects" : ($parameter["returnAll"] ? "All objects" : "Objects"))) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
-		description: "Search a museum's artworks by text, artist, classification, period or color",
+			'={{ $parameter["operation"] === "get" ? "Get an object" : ($parameter["q"] ? "Search: " + $parameter["q"] : (Object.keys($parameter["filters"] || {}).length ? "Filtered objects" : ($parameter["returnAll"] ? "All objects" : "Objects"))) + ($parameter["returnAll"] ? "" : ", up to " + $parameter["limit"]) }}',
+		description:
+			"Search a museum's artworks by text, artist, classification, period or color, or get one by its ID",
 		defaults: { name: 'Museum Object Search' },
 		usableAsTool: {
 			replacements: {
 				description:
-					"Search a museum's artworks by free text and return the matching objects: id, title, artist, date, classification, period, culture, medium, image URL and object URL",
+					"Search a museum's artworks by free text, or get one artwork by its ID, and return the objects: id, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights",
 			},
 		},
 		builderHint: {
@@ -40,7 +42,7 @@ export class MuseumObjectSearch implements INodeType {
 				location: 'ndv',
 				whenToDisplay: 'always',
 				displayCondition:
-					'={{ $parameter["returnAll"] === true && !$parameter["q"] && !Object.keys($parameter["filters"] || {}).length }}',
+					'={{ $parameter["operation"] !== "get" && $parameter["returnAll"] === true && !$parameter["q"] && !Object.keys($parameter["filters"] || {}).length }}',
 			},
 		],
 		inputs: [NodeConnectionTypes.Main],
@@ -49,9 +51,15 @@ export class MuseumObjectSearch implements INodeType {
 		properties: museumObjectSearchProperties,
 	};
 
-	methods = { credentialTest: { triptychApiTest } };
+	methods = { credentialTest: { triptychApiTest }, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runNode(this, (client) => museumOperation(this, client, this.continueOnFail()));
+		let operation: MuseumOperation | undefined;
+		const output = await runNode(
+			this,
+			(client) => (operation = museumOperation(this, client, this.continueOnFail())),
+		);
+		operation?.finish();
+		return output;
 	}
 }

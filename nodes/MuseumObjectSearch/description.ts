@@ -1,18 +1,26 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ChoiceOption, NumberOption } from '../shared/fields';
-import {
-	choiceProperty,
-	numberProperty,
-	returnAllOrLimit,
-	sortOrder,
-	sorted,
-	optionsCollection,
-} from '../shared/fields';
+import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
-import { FILTERS } from './filters';
+import { getFields } from './actions/get';
+import { searchFields, searchOptions } from './actions/search.description';
+import { IMAGE_SIZE, IMAGE_WIDTH } from './imageSize';
 
+export type Operation = 'search' | 'get';
 export type Output = 'simplified' | 'raw' | 'selected';
+
+export const OPERATION: ChoiceOption<Operation> = {
+	displayName: 'Operation',
+	name: 'operation',
+	default: 'search',
+	options: [
+		{ name: 'Get', value: 'get', description: 'Get one object by its ID or address' },
+		{ name: 'Search', value: 'search', description: 'Search objects by text and filters' },
+	],
+};
+
+const ACTIONS: Record<Operation, string> = { get: 'Get an object', search: 'Search objects' };
 
 export const OUTPUT: ChoiceOption<Output> = {
 	displayName: 'Output',
@@ -30,29 +38,9 @@ export const OUTPUT: ChoiceOption<Output> = {
 			name: 'Simplified',
 			value: 'simplified',
 			description:
-				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL and object URL',
+				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
 		},
 	],
-};
-
-export const SORT_ORDER = sortOrder('sortOrder', 'Sent as "sortorder"');
-
-export const MAX_PAGES: NumberOption = {
-	displayName: 'Max Pages',
-	name: 'maxPages',
-	default: 500,
-	min: 1,
-	description:
-		'Most pages (requests) one search may fetch. When the results need more, the node stops with an error instead of returning part of them. Pages hold up to 100 records.',
-};
-
-export const PAGE: NumberOption = {
-	displayName: 'Page',
-	name: 'page',
-	default: 1,
-	min: 1,
-	description:
-		'Page to start from (sent as "page"). Pages hold Limit records, at most 100 (with Return All: 100).',
 };
 
 export const MAX_IMAGES: NumberOption = {
@@ -61,7 +49,7 @@ export const MAX_IMAGES: NumberOption = {
 	default: 50,
 	min: 0,
 	description:
-		'Most images to download in one run of the node, across all input items. Objects past it keep their data, get no image and a "binaryOmitted" note.',
+		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
 };
 
 export const MAX_IMAGE_SIZE: NumberOption = {
@@ -100,33 +88,19 @@ export const COMMON_FIELDS = [
 	'url',
 ];
 
-const FIRST_FILTER = FILTERS[0].key;
-
-const show = (field: string, values: Array<string | boolean>) => ({
-	displayOptions: { show: { [field]: values } },
-});
+/** A field about downloading images: shown once Download Images is on, never when an AI agent uses the node. */
+const whenDownloading = {
+	displayOptions: { show: { downloadImages: [true] }, hide: { '@tool': [true] } },
+};
 
 export const museumObjectSearchProperties: INodeProperties[] = [
 	{
-		displayName: 'Search',
-		name: 'q',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. Hokusai wave',
-		description:
-			'Free text to search the collection for (sent as "q"), e.g. words of a title or an artist\'s name. Leave empty to match every object.',
+		...choiceProperty(OPERATION),
+		noDataExpression: true,
+		options: OPERATION.options.map((o) => ({ ...o, action: ACTIONS[o.value] })),
 	},
-	...returnAllOrLimit(),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: sorted(
-			FILTERS.map((f) => ({ ...f.field, name: f.key, displayName: f.label }) as INodeProperties),
-		),
-	},
+	...searchFields,
+	...getFields,
 	choiceProperty(OUTPUT),
 	{
 		displayName: 'Selected Fields',
@@ -152,8 +126,17 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		name: 'downloadImages',
 		type: 'boolean',
 		default: false,
+		displayOptions: { hide: { '@tool': [true] } },
 		description:
-			"Whether to put each object's primary image into the item's binary data. Images are fetched without the API key. Ignored when an AI agent uses the node as a tool.",
+			"Whether to put each object's primary image into the item's binary data. Images are fetched without the API key.",
+	},
+	{ ...choiceProperty(IMAGE_SIZE), ...whenDownloading },
+	{
+		...numberProperty(IMAGE_WIDTH),
+		displayOptions: {
+			show: { downloadImages: [true], imageSize: ['custom'] },
+			hide: { '@tool': [true] },
+		},
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -161,101 +144,10 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		type: 'string',
 		default: 'data',
 		required: true,
-		...show('downloadImages', [true]),
+		...whenDownloading,
 		hint: 'The name of the output binary field to put the image in',
 	},
-	{ ...numberProperty(MAX_IMAGES), ...show('downloadImages', [true]) },
-	{ ...numberProperty(MAX_IMAGE_SIZE), ...show('downloadImages', [true]) },
-	{
-		displayName: 'Filter Parameter Names',
-		name: 'filterNames',
-		type: 'fixedCollection',
-		placeholder: 'Rename a Filter Parameter',
-		default: {},
-		typeOptions: { multipleValues: true },
-		description: `Query parameter names to send filters under, when your museum service does not use the usual ones (${FILTERS.map((f) => f.parameter).join(', ')})`,
-		options: [
-			{
-				displayName: 'Renamed Filter',
-				name: 'names',
-				values: [
-					{
-						displayName: 'Filter',
-						name: 'filter',
-						type: 'options',
-						default: FIRST_FILTER,
-						options: FILTERS.map((f) => ({
-							name: f.label,
-							value: f.key,
-							description: `Usually sent as "${f.parameter}"`,
-						})).sort((a, b) => a.name.localeCompare(b.name)),
-					},
-					{
-						displayName: 'Parameter Name',
-						name: 'parameter',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. artist',
-						description: 'Query parameter that carries this filter',
-					},
-				],
-			},
-		],
-	},
-	{
-		displayName: 'Additional Query Parameters',
-		name: 'additionalQuery',
-		type: 'fixedCollection',
-		placeholder: 'Add Parameter',
-		default: {},
-		typeOptions: { multipleValues: true },
-		description:
-			'More query parameters to send, e.g. culture, century or yearmade. A name the node already sends (Search, a filter, an option, limit, page) is refused rather than silently replaced.',
-		options: [
-			{
-				displayName: 'Parameter',
-				name: 'parameters',
-				values: [
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. culture',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. Japanese',
-					},
-				],
-			},
-		],
-	},
-	optionsCollection([
-		{
-			displayName: 'Fields',
-			name: 'fields',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. objectid,title,people,dated,primaryimageurl',
-			description:
-				'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
-		},
-		numberProperty(MAX_PAGES),
-		numberProperty(PAGE),
-		{
-			displayName: 'Sort',
-			name: 'sort',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. datebegin',
-			description:
-				'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
-		},
-		choiceProperty(SORT_ORDER),
-		...requestOptions(MAX_ATTEMPTS_READ),
-	]),
+	{ ...numberProperty(MAX_IMAGES), ...whenDownloading },
+	{ ...numberProperty(MAX_IMAGE_SIZE), ...whenDownloading },
+	optionsCollection([...searchOptions, ...requestOptions(MAX_ATTEMPTS_READ)]),
 ];

@@ -10,7 +10,8 @@ import { NodeApiError } from 'n8n-workflow';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
 import { type RequestSettings, type TriptychClient, describeFailure } from '../shared/transport';
-import type { SearchPlan } from './plan';
+import type { ImageRef } from './imageSize';
+import type { ImagesPlan } from './plan';
 
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
@@ -60,12 +61,6 @@ export function fileNameFor(
 	const extension = EXTENSIONS[mimeType];
 	if (extension && !/\.[A-Za-z0-9]{2,5}$/.test(name)) name += `.${extension}`;
 	return name;
-}
-
-/** A record's primary image and its id (Download Images). */
-export interface ImageRef {
-	url: string;
-	objectId: unknown;
 }
 
 /**
@@ -145,36 +140,33 @@ export async function downloadImage(
 			'The linked address does not serve an image file.',
 		);
 	}
-	const fileName = fileNameFor(headers['content-disposition'], url, mimeType, objectId);
+	const fileName = fileNameFor(headers['content-disposition'], image.source, mimeType, objectId);
 	return await ctx.helpers.prepareBinaryData(response.body, fileName, mimeType);
 }
 
 /**
  * Download Images: each object's primary image becomes binary data, up to Max Images per run (`budget` is shared
- * by the run's items). Past the cap an object keeps its data, without binary, and says so in `binaryOmitted`. A
- * failed download fails the run, or with Continue On Fail turns that object's item into an error item.
+ * by the run's items). Past the cap an object keeps its data without binary; `budget.omitted` counts those for
+ * the run's hint. A failed download fails the run, or with Continue On Fail turns that object's item into an error
+ * item.
  */
 export async function attachImages(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	plan: SearchPlan,
+	plan: ImagesPlan,
+	settings: RequestSettings,
 	items: INodeExecutionData[],
 	images: Array<ImageRef | undefined>,
 	i: number,
-	budget: { used: number },
+	budget: { used: number; omitted: number },
 	continueOnFail: boolean,
 ): Promise<void> {
-	const { property, maxImages, maxBytes } = plan.images!;
+	const { property, maxImages, maxBytes } = plan;
 	const jobs: number[] = [];
 	images.forEach((image, n) => {
 		if (!image) return;
 		if (budget.used >= maxImages) {
-			items[n] = {
-				json: {
-					...items[n].json,
-					binaryOmitted: `Max Images (${maxImages}) was reached in this run: the image was not downloaded`,
-				},
-			};
+			budget.omitted++;
 			return;
 		}
 		budget.used++;
@@ -186,7 +178,7 @@ export async function attachImages(
 		const image = images[n]!;
 		let failure: unknown;
 		try {
-			const binary = await downloadImage(ctx, client, image, plan.settings, maxBytes, i);
+			const binary = await downloadImage(ctx, client, image, settings, maxBytes, i);
 			items[n] = { json: items[n].json, binary: { [property]: binary } };
 			return;
 		} catch (error) {

@@ -1,129 +1,106 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { ItemOperation } from '../shared/items';
-import { fetchAllPages } from '../shared/paging';
-import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, isTool } from '../shared/validation';
-import { type ImageRef, attachImages } from './images';
-import { type SearchPlan, readPlan } from './plan';
-import { imageUrlOf, pick, readPage, recordKey, simplify } from './records';
+import type { StyleEntry, TriptychClient } from '../shared/transport';
+import { isTool } from '../shared/validation';
+import { getObject } from './actions/get';
+import { searchObjects } from './actions/search';
+import { attachImages } from './images';
+import { imageOf } from './imageSize';
+import { type Found, type Plan, readPlan } from './plan';
+import { pick, simplify } from './records';
 
-/** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
-const MAX_PAGE_SIZE = 100;
-/**
- * Pages of one search asked for at once: enough to hide the latency of a distant service in a few round trips, few
- * enough that pages arriving out of order never hold much memory.
- */
-const PAGES_AT_ONCE = 16;
+/** What the run learned, said once at its end in the output pane. */
+interface RunNotes {
+	/** Searches cut short by Max Pages: objects left in all, and the Max Pages of the first */
+	cut: { searches: number; left: number; maxPages: number };
+	images: { used: number; omitted: number; max: number };
+}
 
-/**
- * Museum Object Search: GET {Museum URL}/object per item, all its pages (concurrently once the first page says
- * how many there are; every page and item shares the client's gate), and optionally each object's image.
- */
+/** The Museum Object Search router: one input item's operation (Search or Get), then its images. */
+export interface MuseumOperation extends ItemOperation<Plan> {
+	/** Execution hints for what the whole run learned (call once, after every item) */
+	finish(): void;
+}
+
 export function museumOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 	continueOnFail: boolean,
-): ItemOperation<SearchPlan> {
-	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
+): MuseumOperation {
 	const asTool = isTool(ctx);
-	const imageBudget = { used: 0 };
+	const notes: RunNotes = {
+		cut: { searches: 0, left: 0, maxPages: 0 },
+		images: { used: 0, omitted: 0, max: 0 },
+	};
+	let style: StyleEntry | undefined;
 	return {
 		read: (i) => readPlan(ctx, i, asTool),
 		async run(plan, i) {
-			const found = await search(ctx, client, plan, i);
+			style ??= await client.styleEntry('museum');
+			const convert =
+				plan.output === 'simplified'
+					? simplify
+					: plan.output === 'raw'
+						? (record: IDataObject) => record
+						: (record: IDataObject) => pick(record, plan.selected!);
+			const width = plan.images?.width;
+			const map = (record: IDataObject): Found => ({
+				item: { json: convert(record) },
+				image: plan.images ? imageOf(record, width, style!) : undefined,
+			});
+			let found: Found[];
+			if (plan.operation === 'get') {
+				found = await getObject(ctx, client, plan, map, i);
+			} else {
+				const result = await searchObjects(ctx, client, plan, style, map, i);
+				found = result.found;
+				if (result.left !== undefined) {
+					notes.cut.searches++;
+					notes.cut.left += result.left;
+					notes.cut.maxPages ||= plan.search!.maxPages;
+				}
+			}
 			const items = found.map((entry) => entry.item);
 			if (plan.images) {
+				notes.images.max = plan.images.maxImages;
 				const images = found.map((entry) => entry.image);
-				await attachImages(ctx, client, plan, items, images, i, imageBudget, continueOnFail);
+				await attachImages(
+					ctx,
+					client,
+					plan.images,
+					plan.settings,
+					items,
+					images,
+					i,
+					notes.images,
+					continueOnFail,
+				);
 			}
 			return items;
 		},
+		finish: () => addHints(ctx, notes),
 	};
 }
 
-/** One item's search: all its pages, each record turned into its output as soon as its page's turn comes. */
-async function search(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: SearchPlan,
-	i: number,
-): Promise<Array<{ item: INodeExecutionData; image?: ImageRef }>> {
-	const node = ctx.getNode();
-	const convert =
-		plan.output === 'simplified'
-			? simplify
-			: plan.output === 'raw'
-				? (record: IDataObject) => record
-				: (record: IDataObject) => pick(record, plan.selected!);
-
-	// Harvard Art Museums API: pages of `size` (it ignores `limit`); its next links carry the key, which the
-	// credential strips and adds again
-	const sizeParameter = (await client.styleEntry('museum')).pageSize ?? 'limit';
-	const result = await fetchAllPages({
-		limit: plan.limit,
-		maxPageSize: MAX_PAGE_SIZE,
-		startPage: plan.startPage,
-		maxPages: plan.maxPages,
-		concurrency: Math.min(PAGES_AT_ONCE, client.maxInFlight('museum')),
-		// The service may hand out overlapping pages (a record added or removed while paging shifts them):
-		// a record already output from an earlier page is dropped, by its objectid.
-		key: recordKey,
-		fetchPage: async ({ page, size, url }) => {
-			const response = await client.request(
-				url
-					? { service: 'museum', method: 'GET', url, repeatable: true }
-					: {
-							service: 'museum',
-							method: 'GET',
-							path: '/object',
-							qs: { ...plan.qs, [sizeParameter]: size, page },
-							repeatable: true,
-						},
-				plan.settings,
-				i,
-			);
-			const answer = readPage(response.data);
-			if (typeof answer === 'string') {
-				throw new NodeApiError(node, { message: 'unexpected body shape' } as JsonObject, {
-					message: `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
-					description:
-						'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
-					itemIndex: i,
-				});
-			}
-			return answer;
-		},
-		map: (record: unknown, index: number) => {
-			if (!isPlainObject(record)) {
-				throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
-					message: `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
-					description:
-						'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
-					itemIndex: i,
-				});
-			}
-			const url = plan.images ? imageUrlOf(record) : undefined;
-			return {
-				item: { json: convert(record) } as INodeExecutionData,
-				image: url ? { url, objectId: recordKey(record) } : undefined,
-			};
-		},
-		tooManyPages: (maxPages, kept) =>
-			new NodeOperationError(
-				node,
-				`The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records [item ${i}]`,
-				{
-					itemIndex: i,
-					description:
-						'Nothing was returned rather than part of the results. Raise "Max Pages" in the options, narrow the search with filters, or turn off Return All and set a Limit.',
-				},
-			),
-	});
-	ctx.logger.debug(
-		`Triptych: museum search of item ${i} fetched ${result.requests} page${result.requests === 1 ? '' : 's'} and ${result.items.length} records${result.duplicates ? `, dropped ${result.duplicates} repeated on later pages` : ''}`,
-		{ itemIndex: i, pages: result.requests, duplicates: result.duplicates },
-	);
-	return result.items;
+function addHints(ctx: IExecuteFunctions, { cut, images }: RunNotes): void {
+	// n8n 1.x before execution hints: nothing to add them to
+	if (typeof ctx.addExecutionHints !== 'function') return;
+	const hints: string[] = [];
+	if (cut.searches) {
+		const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
+		hints.push(
+			`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
+		);
+	}
+	if (images.omitted) {
+		hints.push(
+			`Max Images (${images.max}) was reached: ${images.omitted} object${images.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
+		);
+	}
+	if (hints.length) {
+		ctx.addExecutionHints(
+			...hints.map((message) => ({ message, location: 'outputPane' as const })),
+		);
+	}
 }

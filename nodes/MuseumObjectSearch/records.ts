@@ -2,24 +2,29 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { PageAnswer } from '../shared/paging';
 import { describeValue, isPlainObject } from '../shared/validation';
-import type { SearchPlan } from './plan';
+import type { Plan } from './plan';
+
+/** One page, with the number of matching records when the service says (`info.totalrecords`). */
+export type Page = PageAnswer<unknown> & { total?: number };
 
 /**
  * The records of one answer. The service may send `data: {info, records}` (Harvard style, with `info.next`),
  * `data` as the list itself, or a bare list without envelope. Anything else returns a description of what
  * came, for the error message.
  */
-export function readPage(data: unknown): PageAnswer<unknown> | string {
+export function readPage(data: unknown): Page | string {
 	if (Array.isArray(data)) return { records: data };
 	if (isPlainObject(data) && Array.isArray(data.records)) {
 		const info = data.info;
 		if (!isPlainObject(info)) return { records: data.records };
 		const next = info.next;
 		const pages = Number(info.pages);
+		const total = Number(info.totalrecords);
 		return {
 			records: data.records,
 			next: typeof next === 'string' && next.trim() ? next.trim() : null,
 			...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
+			...(Number.isSafeInteger(total) && total >= 0 ? { total } : {}),
 		};
 	}
 	return describeValue(data ?? undefined);
@@ -59,7 +64,11 @@ function artistNames(people: unknown): string | null {
 	return names.length ? names.join(', ') : null;
 }
 
-/** Output = Simplified: one small flat object per record, built directly from it. */
+/**
+ * Output = Simplified: one small flat object per record, built directly from it, with what reusing the image needs:
+ * the credit line, the image rights (Harvard's imagepermissionlevel: 0 any size, 1 at most 256 px, 2 none) and the
+ * object's page.
+ */
 export function simplify(record: IDataObject): IDataObject {
 	return {
 		id: text(record.objectid ?? record.id),
@@ -72,14 +81,14 @@ export function simplify(record: IDataObject): IDataObject {
 		medium: text(record.medium),
 		imageUrl: imageUrlOf(record) ?? null,
 		url: text(record.url),
+		creditLine: text(record.creditline),
+		imagePermissionLevel:
+			typeof record.imagepermissionlevel === 'number' ? record.imagepermissionlevel : null,
 	};
 }
 
 /** Output = Selected Fields: the listed fields (dotted paths reach into objects and lists); absent ones are null. */
-export function pick(
-	record: IDataObject,
-	selected: NonNullable<SearchPlan['selected']>,
-): IDataObject {
+export function pick(record: IDataObject, selected: NonNullable<Plan['selected']>): IDataObject {
 	const out: IDataObject = {};
 	for (const { name, path } of selected) {
 		let value: unknown = record;

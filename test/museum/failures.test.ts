@@ -30,7 +30,7 @@ describe('failures of the service', () => {
 	test('the service’s own 400 (a hasimage value it refuses) shows its message', async () => {
 		const result = await run({
 			limit: 1,
-			additionalQuery: { parameters: [{ name: 'hasimage', value: 'yes' }] },
+			options: { additionalQuery: { parameters: [{ name: 'hasimage', value: 'yes' }] } },
 		});
 		expect(result.error(NODE)!.message).toMatch(
 			/answered status "fail": hasimage must be 0 or 1 \[item 0\]/,

@@ -13,7 +13,7 @@ import {
 	startImageHost,
 	startMuseumServer,
 } from '../servers';
-import { dump, FAST, KEY, NODE, pairedTo, runSearch } from './setup';
+import { dump, FAST, KEY, NODE, hintsOf, pairedTo, runSearch } from './setup';
 
 const HUGE_BYTES = 4 * 1024 * 1024;
 const fixtures = loadMuseumRecords({ source: 'fixture' });
@@ -143,7 +143,7 @@ describe('binary data', () => {
 });
 
 describe('Max Images', () => {
-	test('past the cap objects keep their data, get no binary and a note', async () => {
+	test('past the cap objects keep their data and get no binary; one hint says how many', async () => {
 		const result = await run({ limit: 6, maxImages: 2, filters: { hasImage: true } });
 		const out = result.output(NODE);
 		expect(out.map((i) => i.binary !== undefined)).toEqual([
@@ -155,12 +155,17 @@ describe('Max Images', () => {
 			false,
 		]);
 		for (const item of out.slice(2)) {
-			expect(item.json.binaryOmitted).toBe(
-				'Max Images (2) was reached in this run: the image was not downloaded',
-			);
+			expect(item.json).not.toHaveProperty('binaryOmitted');
 			expect(item.json.title).toEqual(expect.any(String));
 		}
 		expect(images.requests).toHaveLength(2);
+		expect(hintsOf(result)).toEqual([
+			{
+				message:
+					'Max Images (2) was reached: 4 objects got no image. Raise "Max Images" to download more.',
+				location: 'outputPane',
+			},
+		]);
 	});
 
 	test('the cap holds for the whole run, across input items (Concurrency 1: first come, first served)', async () => {
@@ -190,15 +195,17 @@ describe('Max Images', () => {
 		// 2 + 2 + 1 objects with an image: 3 downloaded, whichever items' searches came back first
 		expect(out).toHaveLength(5);
 		expect(out.filter((i) => i.binary !== undefined)).toHaveLength(3);
-		expect(out.filter((i) => i.binary === undefined && i.json.binaryOmitted)).toHaveLength(2);
+		expect(out.filter((i) => i.binary === undefined)).toHaveLength(2);
 		expect(images.requests).toHaveLength(3);
+		expect(hintsOf(result).map((h) => h.message)).toEqual([
+			expect.stringMatching(/^Max Images \(3\) was reached: 2 objects got no image/),
+		]);
 	});
 
 	test('0 downloads nothing', async () => {
 		const result = await run({ limit: 3, maxImages: 0, filters: { hasImage: true } });
-		expect(result.output(NODE).every((i) => i.binary === undefined && i.json.binaryOmitted)).toBe(
-			true,
-		);
+		expect(result.output(NODE).every((i) => i.binary === undefined)).toBe(true);
+		expect(hintsOf(result)).toHaveLength(1);
 		expect(images.requests).toHaveLength(0);
 	});
 });

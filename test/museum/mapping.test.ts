@@ -128,12 +128,14 @@ describe('fields become query parameters', () => {
 	test('filters are renamed under Filter Parameter Names', async () => {
 		const result = await run({
 			filters: { person: 'Cassatt', color: '#4b7daf', hasImage: true },
-			filterNames: {
-				names: [
-					{ filter: 'person', parameter: 'artist' },
-					{ filter: 'color', parameter: 'colour' },
-					{ filter: 'hasImage', parameter: 'has_image' },
-				],
+			options: {
+				filterNames: {
+					names: [
+						{ filter: 'person', parameter: 'artist' },
+						{ filter: 'color', parameter: 'colour' },
+						{ filter: 'hasImage', parameter: 'has_image' },
+					],
+				},
 			},
 		});
 		expect(result.workflowError).toBeUndefined();
@@ -149,12 +151,14 @@ describe('fields become query parameters', () => {
 	test('Additional Query Parameters are sent as they are', async () => {
 		const result = await run({
 			q: 'portrait',
-			additionalQuery: {
-				parameters: [
-					{ name: 'culture', value: 'Dutch' },
-					{ name: 'yearmade', value: '1600-1700' },
-					{ name: 'keyword', value: '' },
-				],
+			options: {
+				additionalQuery: {
+					parameters: [
+						{ name: 'culture', value: 'Dutch' },
+						{ name: 'yearmade', value: '1600-1700' },
+						{ name: 'keyword', value: '' },
+					],
+				},
 			},
 		});
 		expect(result.workflowError).toBeUndefined();
@@ -170,58 +174,65 @@ describe('fields become query parameters', () => {
 
 	test.each([
 		[
-			{ q: 'x', additionalQuery: { parameters: [{ name: 'q', value: 'y' }] } },
+			{ q: 'x', options: { additionalQuery: { parameters: [{ name: 'q', value: 'y' }] } } },
 			/"Additional Query Parameters: q" would send the parameter "q", which Search already sends \[item 0\]/,
 		],
 		[
-			{ additionalQuery: { parameters: [{ name: 'page', value: '2' }] } },
+			{ options: { additionalQuery: { parameters: [{ name: 'page', value: '2' }] } } },
 			/would send the parameter "page", which the pager \(Limit, Page\) already sends/,
 		],
 		[
-			{ additionalQuery: { parameters: [{ name: 'limit', value: '2' }] } },
+			{ options: { additionalQuery: { parameters: [{ name: 'limit', value: '2' }] } } },
 			/would send the parameter "limit"/,
 		],
 		[
 			{
 				filters: { person: 'x' },
-				additionalQuery: { parameters: [{ name: 'person', value: 'y' }] },
+				options: { additionalQuery: { parameters: [{ name: 'person', value: 'y' }] } },
 			},
 			/"Additional Query Parameters: person" would send the parameter "person", which Artist already sends/,
 		],
 		[
 			{
-				additionalQuery: {
-					parameters: [
-						{ name: 'a', value: '1' },
-						{ name: 'a', value: '2' },
-					],
+				options: {
+					additionalQuery: {
+						parameters: [
+							{ name: 'a', value: '1' },
+							{ name: 'a', value: '2' },
+						],
+					},
 				},
 			},
 			/"Additional Query Parameters: a" would send the parameter "a", which Additional Query Parameters: a already sends/,
 		],
 		[
-			{ additionalQuery: { parameters: [{ name: ' ', value: '1' }] } },
+			{ options: { additionalQuery: { parameters: [{ name: ' ', value: '1' }] } } },
 			/"Additional Query Parameters: Name of parameter 1" is empty \[item 0\]/,
 		],
 		[
 			{
 				q: 'x',
 				filters: { person: 'y' },
-				filterNames: { names: [{ filter: 'person', parameter: 'q' }] },
+				options: { filterNames: { names: [{ filter: 'person', parameter: 'q' }] } },
 			},
 			/"Artist" would send the parameter "q", which Search already sends/,
 		],
 		[
-			{ filters: { period: 'y' }, filterNames: { names: [{ filter: 'period', parameter: '' }] } },
+			{
+				filters: { period: 'y' },
+				options: { filterNames: { names: [{ filter: 'period', parameter: '' }] } },
+			},
 			/"Filter Parameter Names: Period" is empty/,
 		],
 		[
 			{
-				filterNames: {
-					names: [
-						{ filter: 'period', parameter: 'a' },
-						{ filter: 'period', parameter: 'b' },
-					],
+				options: {
+					filterNames: {
+						names: [
+							{ filter: 'period', parameter: 'a' },
+							{ filter: 'period', parameter: 'b' },
+						],
+					},
 				},
 			},
 			/"Filter Parameter Names" renames the Period filter twice/,
@@ -251,6 +262,8 @@ describe('output', () => {
 			medium: record.medium,
 			imageUrl: 'http://127.0.0.1:9/img/images/262044.jpg',
 			url: record.url,
+			creditLine: record.creditline,
+			imagePermissionLevel: null,
 		});
 		for (const value of Object.values(item))
 			expect(typeof value === 'object' && value !== null).toBe(false);
@@ -308,7 +321,8 @@ describe('output', () => {
 			await run({
 				q: 'wave',
 				output: 'selected',
-				selectedFields: 'objectid, title, people.0.name, images.0.width, nope',
+				selectedFieldList: ['title'],
+				otherFields: 'people.0.name, images.0.width, nope',
 			}),
 		);
 		const r = byId(228563);
@@ -373,11 +387,15 @@ describe('bad values are refused before any request, naming the field and the it
 		[{ options: { page: 1.5 } }, /"Page" must be a whole number of 1 or more, not 1.5/],
 		[{ options: { maxPages: 0 } }, /"Max Pages" must be a whole number of 1 or more, not 0/],
 		[
-			{ filters: { color: 'red' } },
-			/"Color" must be a hex color such as #afaf4b or #abc, not "red" \[item 0\]/,
+			{ filters: { color: 'reddish' } },
+			/"Color" must be a hex color such as #afaf4b or a hue name such as Blue, not "reddish" \[item 0\]/,
 		],
 		[{ filters: { color: '#12345' } }, /"Color" must be a hex color/],
-		[{ filters: { color: '#afaf4b|blue' } }, /"Color" must be a hex color.*not "#afaf4b\|blue"/],
+		[{ filters: { color: '#afaf4b|bleu' } }, /"Color" must be a hex color.*not "#afaf4b\|bleu"/],
+		[
+			{ filters: { color: '#afaf4b|blue' } },
+			/"Color" has the hue name "Blue", which this museum service cannot search \[item 0\]/,
+		],
 		[{ filters: { color: 'rgb(300, 0, 0)' } }, /"Color" must be a hex color/],
 		[{ filters: { hasImage: '={{ "maybe" }}' } }, /"Has Image" must be true or false, not "maybe"/],
 		[{ filters: { person: '={{ { a: 1 } }}' } }, /"Artist" must be text, not \{"a":1\}/],

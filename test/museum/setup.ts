@@ -38,3 +38,7 @@ export function dump(result: RunResult): string {
 export function keySightings(result: RunResult, key: string): string[] {
 	return keyPieces(dump(result) + JSON.stringify(logs), key);
 }
+
+/** The execution hints the node added to its run (shown in n8n's output pane). */
+export const hintsOf = (result: RunResult, node = NODE) =>
+	result.run.data.resultData.runData[node]?.[0]?.hints ?? [];

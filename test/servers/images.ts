@@ -1,5 +1,7 @@
 /**
  * Image host: GET /images/<id>.png -> a small valid PNG coloured by id, /images/<id>.jpg|.jpeg -> a small JPEG;
+ * `?width=W` (as nrs.harvard.edu takes it) -> a PNG W pixels wide, or the JPEG marked with its width;
+ * IIIF /iiif/<id>/full/<W,|full>/0/default.jpg -> the JPEG marked with its size;
  * /images/missing-*.<ext> -> 404; /images/huge-*.png -> a valid PNG of about `hugeBytes`;
  * /images/bomb-*.png -> a gzip bomb (content-encoding gzip, image/png) inflating to `bombBytes`.
  */
@@ -106,6 +108,21 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
 	const server = await createTestServer<BaseMode>({
 		requireKey: false,
 		async handle({ req, url }) {
+			const iiif = /^\/iiif\/([A-Za-z0-9_-]+)\/full\/(full|\d+,)\/0\/default\.jpg$/.exec(
+				url.pathname,
+			);
+			if (iiif && (req.method === 'GET' || req.method === 'HEAD')) {
+				const size = iiif[2] === 'full' ? 'full' : iiif[2].slice(0, -1);
+				if (size === '0') return failEnvelope(400, 'IIIF size must be at least 1 pixel wide');
+				return {
+					status: 200,
+					headers: { 'content-type': 'image/jpeg' },
+					body: makeJpeg(`${iiif[1]}@${size}`),
+				};
+			}
+			const width = url.searchParams.get('width');
+			if (width !== null && !/^[1-9]\d{0,4}$/.test(width))
+				return failEnvelope(400, 'width must be a whole number of pixels');
 			const m = /^\/images\/([A-Za-z0-9_-]+)\.(png|jpe?g)$/.exec(url.pathname);
 			if (!m || (req.method !== 'GET' && req.method !== 'HEAD'))
 				return failEnvelope(404, `No such image: ${url.pathname}`);
@@ -124,12 +141,14 @@ export async function startImageHost(options: ImageHostOptions = {}): Promise<Im
 				};
 			}
 			if (ext === 'png') {
+				const w = width ? Math.min(Number(width), 2000) : 8;
 				const body = id.startsWith('huge-')
 					? hugePng(hugeBytes)
-					: makePng(8, 8, () => imageColor(id));
+					: makePng(w, width ? Math.max(1, w >> 2) : 8, () => imageColor(id));
 				return { status: 200, headers: headers('image/png'), body };
 			}
-			return { status: 200, headers: headers('image/jpeg'), body: makeJpeg(id) };
+			const body = makeJpeg(width ? `${id}@${width}` : id);
+			return { status: 200, headers: headers('image/jpeg'), body };
 		},
 	});
 	return Object.defineProperty(server, 'authorizationSeen', {

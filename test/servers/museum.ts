@@ -1,7 +1,8 @@
 /**
  * Museum object search: GET /object?q=&limit=&page=&person=&classification=&period=&color=&hasimage=&sort=&sortorder=&fields=
- * Answers {status:"success", data:{info, records}, message:"OK"} (or another `shape` mode). With `harvard` it is
- * the Harvard Art Museums API instead (see harvard.ts).
+ * and GET /object/{id} (404 for an unknown ID). Answers {status:"success", data:{info, records}, message:"OK"} (or
+ * another `shape` mode). With `harvard` it is the Harvard Art Museums API instead (see harvard.ts): also
+ * GET /classification and /period, colours matched exactly on the quantized palettes, `q` clauses colors.hue:NAME.
  */
 import {
 	BaseMode,
@@ -74,8 +75,16 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 			rgb: record.colors
 				.map((c) => parseHex(c.color))
 				.filter((c): c is [number, number, number] => !!c),
+			hexes: record.colors.map((c) => c.color),
+			hues: record.colors.map((c) => c.hue.toLowerCase()),
 		};
 	});
+	const harvard = options.harvard ?? false;
+	const terms = {
+		classification: termsOf(options.records, 'classification', 20_000),
+		period: termsOf(options.records, 'period', 7_000),
+	};
+	const byId = new Map(options.records.map((r) => [String(r.objectid), r]));
 	const imageBase = options.imageBaseUrl?.replace(/\/+$/, '');
 	// Filter+sort results of recent queries (paging through 70k records re-uses them).
 	const cache = new Map<string, MuseumRecord[]>();
@@ -91,10 +100,21 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		if (hit) return hit;
 
 		const tests: Array<(x: (typeof index)[number]) => boolean> = [];
-		const q = get('q');
+		let q = get('q');
+		if (q && harvard) {
+			// Elasticsearch query_string as far as the node uses it: `(text) AND colors.hue:(A OR B)`
+			for (const m of q.matchAll(/colors\.hue:(?:\(([^)]*)\)|(\w+))/gi)) {
+				const hues = (m[1] ?? m[2]).split(/\s+OR\s+/i).map((h) => h.trim().toLowerCase());
+				tests.push((x) => x.hues.some((h) => hues.includes(h)));
+			}
+			q = q
+				.replace(/colors\.hue:(?:\([^)]*\)|\w+)/gi, ' ')
+				.replace(/\bAND\b|[()]/g, ' ')
+				.trim();
+		}
 		if (q) {
-			const terms = q.toLowerCase().split(/\s+/);
-			tests.push((x) => terms.every((t) => x.text.includes(t)));
+			const words = q.toLowerCase().split(/\s+/);
+			tests.push((x) => words.every((t) => x.text.includes(t)));
 		}
 		const person = get('person');
 		if (person) {
@@ -102,7 +122,13 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 			tests.push((x) => m(x.people));
 		}
 		for (const field of ['classification', 'period'] as const) {
-			const v = get(field);
+			let v = get(field);
+			// Harvard takes an ID or a name
+			if (v && harvard)
+				v = v
+					.split('|')
+					.map((part) => terms[field].byId.get(part.trim())?.name ?? part)
+					.join('|');
 			if (v) {
 				const m = listMatcher(v, true);
 				tests.push((x) => m(x[field]));
@@ -115,10 +141,16 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 				if (!rgb) throw new HttpError(400, 'color must be a hex color like #afaf4b');
 				return rgb;
 			});
-			const limit2 = COLOR_DISTANCE * COLOR_DISTANCE;
-			const near = (a: number[], b: number[]) =>
-				(a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 <= limit2;
-			tests.push((x) => x.rgb.some((c) => targets.some((t) => near(c, t))));
+			if (harvard) {
+				// exact on the quantized palette colours, as Harvard matches
+				const wanted = color.split('|').map((c) => c.trim().toLowerCase());
+				tests.push((x) => x.hexes.some((h) => wanted.includes(h)));
+			} else {
+				const limit2 = COLOR_DISTANCE * COLOR_DISTANCE;
+				const near = (a: number[], b: number[]) =>
+					(a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 <= limit2;
+				tests.push((x) => x.rgb.some((c) => targets.some((t) => near(c, t))));
+			}
 		}
 		const hasimage = get('hasimage');
 		if (hasimage !== undefined) {
@@ -151,13 +183,29 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 	}
 
 	function present(r: MuseumRecord): MuseumRecord {
-		if (!imageBase || r.images.length === 0) return r;
+		const extra = harvard ? harvardFields(r) : {};
+		if (!imageBase || r.images.length === 0) return { ...r, ...extra };
 		const ext = imageExtension(r.objectid);
-		const images = r.images.map((img, i) => ({
-			...img,
-			baseimageurl: `${imageBase}/images/${r.objectid}${i ? `-${i}` : ''}.${ext}`,
-		}));
-		return { ...r, images, primaryimageurl: images[0].baseimageurl };
+		const images = r.images.map((img, i) => {
+			const name = `${r.objectid}${i ? `-${i}` : ''}`;
+			return {
+				...img,
+				baseimageurl: `${imageBase}/images/${name}.${ext}`,
+				// Harvard: JPEG images also through the IIIF image service
+				...(harvard && ext === 'jpg' ? { iiifbaseuri: `${imageBase}/iiif/${name}` } : {}),
+			};
+		});
+		return { ...r, ...extra, images, primaryimageurl: images[0].baseimageurl };
+	}
+
+	/** What Harvard's records carry beyond the shared data: term IDs, image rights, the object's page. */
+	function harvardFields(r: MuseumRecord) {
+		return {
+			classificationid: terms.classification.byName.get(r.classification ?? '')?.id ?? null,
+			periodid: terms.period.byName.get(r.period ?? '')?.id ?? null,
+			imagepermissionlevel: r.objectid % 10 === 7 ? 1 : 0,
+			url: `https://harvardartmuseums.org/collections/object/${r.objectid}`,
+		};
 	}
 
 	function pick(r: MuseumRecord, fields: string[] | undefined): Record<string, unknown> {
@@ -165,7 +213,6 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		return Object.fromEntries(fields.filter((f) => f in r).map((f) => [f, r[f]]));
 	}
 
-	const harvard = options.harvard ?? false;
 	const apiKey = options.apiKey ?? DEFAULT_API_KEY;
 	return createTestServer<MuseumMode>({
 		apiKey,
@@ -179,11 +226,30 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 		handle({ req, url, recorded, mode, baseUrl }) {
 			if (harvard && one(recorded.query, 'apikey') !== apiKey)
 				return json(401, { error: 'Unauthorized: a valid apikey query parameter is required' });
-			if (url.pathname.replace(/\/+$/, '') !== '/object')
-				return failEnvelope(404, `Not found: ${url.pathname}`);
+			const path = url.pathname.replace(/\/+$/, '');
+			const notFound = (what: string) =>
+				harvard
+					? json(404, { error: `Not found: ${what}` })
+					: failEnvelope(404, `Not found: ${what}`);
 			if (req.method !== 'GET' && req.method !== 'HEAD')
 				return failEnvelope(405, 'Method not allowed', { allow: 'GET' });
 			const query = recorded.query;
+			const single = /^\/object\/([^/]+)$/.exec(path);
+			if (single) {
+				const record = byId.get(decodeURIComponent(single[1]));
+				if (!record) return notFound(`no object with the ID ${single[1]}`);
+				const full = present(record);
+				return harvard || mode.shape === 'plain' ? json(200, full) : success(full);
+			}
+			if (harvard && (path === '/classification' || path === '/period')) {
+				return termPage(
+					terms[path.slice(1) as 'classification' | 'period'].list,
+					query,
+					url,
+					baseUrl,
+				);
+			}
+			if (path !== '/object') return notFound(url.pathname);
 			const requested =
 				(harvard
 					? positiveInt(one(query, 'size'), 'size')
@@ -240,5 +306,61 @@ export async function startMuseumServer(options: MuseumServerOptions): Promise<M
 					return success({ info, records: out });
 			}
 		},
+	});
+}
+
+interface Term {
+	id: number;
+	name: string;
+	objectcount: number;
+}
+
+/** The values of a record field as Harvard lists them: IDs from `base`, by name, with object counts. */
+function termsOf(records: MuseumRecord[], field: 'classification' | 'period', base: number) {
+	const counts = new Map<string, number>();
+	for (const r of records) {
+		const name = r[field];
+		if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+	}
+	const list: Term[] = [...counts.keys()]
+		.sort()
+		.map((name, i) => ({ id: base + i * 7, name, objectcount: counts.get(name)! }));
+	return {
+		list,
+		byName: new Map(list.map((t) => [t.name, t])),
+		byId: new Map(list.map((t) => [String(t.id), t])),
+	};
+}
+
+/** GET /classification or /period: Harvard's list envelope, `size` (default 10, at most 100) and `page`. */
+function termPage(
+	list: Term[],
+	query: Record<string, string | string[]>,
+	url: URL,
+	baseUrl: string,
+) {
+	const size = Math.min(positiveInt(one(query, 'size'), 'size') ?? 10, MAX_PAGE_SIZE);
+	const page = positiveInt(one(query, 'page'), 'page') ?? 1;
+	const resource = url.pathname.replace(/\/+$/, '').slice(1);
+	const pages = Math.ceil(list.length / size);
+	const next = new URLSearchParams(url.searchParams);
+	next.set('page', String(page + 1));
+	const records = list.slice((page - 1) * size, page * size).map((t) => ({
+		objectcount: t.objectcount,
+		id: t.id,
+		lastupdate: '2026-01-01T04:00:00-0500',
+		name: t.name,
+		[`${resource}id`]: t.id,
+	}));
+	return json(200, {
+		info: {
+			totalrecordsperquery: size,
+			totalrecords: list.length,
+			pages,
+			page,
+			...(page < pages ? { next: `${baseUrl}${url.pathname}?${next}` } : {}),
+			responsetime: '1 ms',
+		},
+		records,
 	});
 }

@@ -50,7 +50,7 @@ test.each<[IDataObject, RegExp]>([
 
 test("size is the pager's: Additional Query Parameters may not send it", async () => {
 	const result = await run({
-		additionalQuery: { parameters: [{ name: 'size', value: '5' }] },
+		options: { additionalQuery: { parameters: [{ name: 'size', value: '5' }] } },
 	});
 	expect(result.error(NODE)?.message).toMatch(
 		/^"Additional Query Parameters: size" would send the parameter "size", which the pager \(Limit, Page\) already sends \[item 0\]$/,

@@ -28,6 +28,12 @@ export interface StyleEntry {
 	test: { path: string; qs?: IDataObject; verdict: TestVerdict };
 	/** The query parameter that sets a page's size (museum) */
 	pageSize?: 'limit' | 'size';
+	/** Museum: whether the service lists its classifications and periods (GET /classification, /period) */
+	lists?: boolean;
+	/** Museum: colours match exactly on a palette whose channels are multiples of `step` up to `max`; hues are searched in `q` on `hueField` */
+	palette?: { step: number; max: number; hueField: string };
+	/** Museum: whether image addresses take `?width=` to send a smaller image */
+	imageWidthQuery?: boolean;
 	/** Trigger service styles: where a call goes */
 	trigger?: TriggerRoutes;
 }
@@ -133,6 +139,9 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				key: { in: 'query' },
 				test: { path: '/object', qs: { size: 1 }, verdict: 'json' },
 				pageSize: 'size',
+				lists: true,
+				palette: { step: 25, max: 250, hueField: 'colors.hue' },
+				imageWidthQuery: true,
 			},
 		},
 	},

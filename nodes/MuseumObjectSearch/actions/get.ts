@@ -1,0 +1,139 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import type { TriptychClient } from '../../shared/transport';
+import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
+import type { Found, Plan } from '../plan';
+
+const ID = /^[^/\s?#]+$/;
+/** A Harvard object page (…/collections/object/{id}) or the API's own address ({Museum URL}/object/{id}) */
+const OBJECT_PATH = /\/object\/([^/\s?#]+)\/?$/;
+
+export const getFields: INodeProperties[] = [
+	{
+		displayName: 'Object',
+		name: 'objectId',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		displayOptions: { show: { operation: ['get'] } },
+		description: 'The object to get: pick it from a search, or give its ID or address',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'objects', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 228563',
+				validation: [
+					{ type: 'regex', properties: { regex: ID.source, errorMessage: 'Not an object ID' } },
+				],
+			},
+			{
+				displayName: 'By URL',
+				name: 'url',
+				type: 'string',
+				placeholder: 'e.g. https://harvardartmuseums.org/collections/object/228563',
+				validation: [
+					{
+						type: 'regex',
+						properties: {
+							regex: `^https?://[^\\s/]+(/[^\\s?#]*)?/object/[^/\\s?#]+/?([?#].*)?$`,
+							errorMessage:
+								'Not the address of an object: …/collections/object/{ID} or …/object/{ID}',
+						},
+					},
+				],
+			},
+		],
+	},
+];
+
+/** Get's Object, checked: an ID, from any mode (a URL gives the ID in its path). */
+export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean): string {
+	const raw = ctx.getNodeParameter('objectId', i, '') as unknown;
+	const mode = isPlainObject(raw) ? String(raw.mode ?? '') : '';
+	const value = String((isPlainObject(raw) ? raw.value : raw) ?? '').trim();
+	if (!value) {
+		if (asTool) {
+			throw new NodeOperationError(
+				ctx.getNode(),
+				'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)',
+				{ itemIndex: i },
+			);
+		}
+		throw fieldError(ctx, '"Object"', i, 'is empty', 'Pick an object, or give its ID or address.');
+	}
+	if (mode === 'url' || /^https?:\/\//i.test(value)) {
+		let path: string | undefined;
+		try {
+			path = new URL(value).pathname;
+		} catch {
+			path = undefined;
+		}
+		const id = path ? OBJECT_PATH.exec(path)?.[1] : undefined;
+		if (!id) {
+			throw fieldError(
+				ctx,
+				'"Object"',
+				i,
+				`has the address ${show(value)}, which names no object`,
+				'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.',
+			);
+		}
+		return decodeURIComponent(id);
+	}
+	if (!ID.test(value)) {
+		throw fieldError(ctx, '"Object"', i, `has ${show(value)}, which is not an object ID`);
+	}
+	return value;
+}
+
+/** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
+export async function getObject(
+	ctx: IExecuteFunctions,
+	client: TriptychClient,
+	plan: Plan,
+	map: (record: IDataObject) => Found,
+	i: number,
+): Promise<Found[]> {
+	const id = plan.objectId!;
+	const node = ctx.getNode();
+	const request = { service: 'museum' as const, method: 'GET' as const, repeatable: true };
+	let failure: unknown;
+	let data: unknown;
+	try {
+		data = (
+			await client.request(
+				{ ...request, path: `/object/${encodeURIComponent(id)}` },
+				plan.settings,
+				i,
+			)
+		).data;
+	} catch (error) {
+		failure = error;
+	}
+	if (failure instanceof NodeApiError && failure.httpCode === '404') {
+		throw new NodeApiError(node, { message: 'object not found', httpCode: '404' } as JsonObject, {
+			message: `The museum service has no object with the ID "${id}" [item ${i}]`,
+			description: 'Check the ID, or pick the object from the list. It was not retried.',
+			httpCode: '404',
+			itemIndex: i,
+		});
+	}
+	if (failure) throw failure;
+	if (!isPlainObject(data)) {
+		throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
+			message: `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`,
+			description:
+				'Check the Museum URL in the Triptych API credentials: it must point at the object API.',
+			itemIndex: i,
+		});
+	}
+	return [map(data)];
+}
