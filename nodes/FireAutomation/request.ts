@@ -43,7 +43,9 @@ export function buildRequest(
 	// an AI agent's tool has its own Event field, which asks the model for the name
 	const asTool = ctx.getNodeParameter(TOOL_EVENT, i, null, { rawExpressions: true });
 	const raw =
-		asTool === null ? ctx.getNodeParameter('event', i, '') : ctx.getNodeParameter(TOOL_EVENT, i, '');
+		asTool === null
+			? ctx.getNodeParameter('event', i, '')
+			: ctx.getNodeParameter(TOOL_EVENT, i, '');
 	const event = toText(ctx, raw, 'Event', i);
 	if (/^\.+$/.test(event)) {
 		throw fieldError(

@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson } from '../shared/transport/answer';
 import { attempt } from '../shared/transport/attempt';
-import { describeFailure, excerpt, redactKey } from '../shared/transport/errors';
+import { describeFailure, redactKey, shown } from '../shared/transport/errors';
 import { baseOf, keyRule } from '../shared/transport/origin';
 import { CREDENTIALS_TYPE, SERVICES, styleOf } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
@@ -52,13 +52,18 @@ async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
 	);
 	const checked = 'kind' in answer ? answer : checkJson(answer);
 	if ('kind' in checked) {
-		const wording = { what: 'the museum service', timeout: TIMEOUT_MS, maxBytes: MAX_BYTES };
+		const wording = {
+			what: 'the museum service',
+			timeout: TIMEOUT_MS,
+			maxBytes: MAX_BYTES,
+			sizeOption: 'size a list may have',
+		};
 		const [what, advice] = describeFailure(checked, wording);
 		throw fail(`Could not load the list from ${base.url}: ${what}. ${advice}`);
 	}
 	const status = checked.statusCode;
 	if (status < 200 || status >= 300 || !checked.json) {
-		const said = excerpt(checked.body.toString('utf8'));
+		const said = shown(checked.body.toString('utf8'), redact);
 		throw fail(
 			`The museum service answered GET ${url.pathname} with HTTP ${status}${said ? `: "${said}"` : ''}`,
 		);

@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { getOptions, readChoice, readNumber } from '../shared/fields';
 import { getRequestSettings } from '../shared/options';
-import { parameter } from '../shared/parameters';
 import type { RequestSettings } from '../shared/transport';
 import { fieldError, show, toList, toText } from '../shared/validation';
 import { readObjectId } from './actions/get';
@@ -48,7 +47,7 @@ export interface Found {
 }
 
 const param = (ctx: IExecuteFunctions, name: string, i: number, fallback: unknown) =>
-	parameter(ctx, name, i, fallback as string) as unknown;
+	ctx.getNodeParameter(name, i, fallback as string) as unknown;
 
 /** Selected Fields and Other Fields, with the record's ID first whatever was chosen. */
 function readSelection(ctx: IExecuteFunctions, i: number): string[] {

@@ -40,7 +40,7 @@ test('a gzip-bombed image as a queued fault, with a declared oversized image beh
 	s.images.fail({ kind: 'gzipBomb', inflatedBytes: 256 * MIB, contentType: 'image/png' });
 	const result = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
 	expect(result.error(NODE)!.message).toContain(
-		'the image host's answer is larger than the Max Image Size (25 MB); it was not read further',
+		"the image host's answer is larger than the Max Image Size (25 MB); it was not read further",
 	);
 	expect(s.images.requests).toHaveLength(1);
 
@@ -49,7 +49,7 @@ test('a gzip-bombed image as a queued fault, with a declared oversized image beh
 	s.images.fail({ kind: 'oversized', bytes: 30 * MIB, contentType: 'image/png' });
 	const declared = await runNode(s, 'museum', { options: FAST, params: { downloadImages: true } });
 	expect(declared.error(NODE)!.message).toContain(
-		'the image host's answer is larger than the Max Image Size (25 MB); it was not read further',
+		"the image host's answer is larger than the Max Image Size (25 MB); it was not read further",
 	);
 	expect(s.images.requests).toHaveLength(1);
 	expect(declared.ms).toBeLessThan(3000 + LATE);

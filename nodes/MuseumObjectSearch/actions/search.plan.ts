@@ -2,7 +2,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getLimit, readChoice, readNumber } from '../../shared/fields';
-import { parameter } from '../../shared/parameters';
 import { fieldError, show, toList, toText } from '../../shared/validation';
 import type { Colors } from '../color';
 import { FILTERS, type Filter, filterByKey } from '../filters';
@@ -60,9 +59,9 @@ export function readSearchPlan(
 	options: IDataObject,
 	asTool: boolean,
 ): SearchPlan {
-	const q = toText(ctx, parameter(ctx, 'q', i, ''), 'Search', i);
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const limit = getLimit(ctx, i);
-	const filters = parameter(ctx, 'filters', i, {}) as IDataObject;
+	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
 	const filterNames = readFilterNames(ctx, options, i);
 
 	const qs: IDataObject = {};
