@@ -66,7 +66,7 @@ test('an image that trickles: Timeout covers the download (and says so)', async 
 		params: { downloadImages: true },
 	});
 	expect(result.error(NODE)!.message).toBe(
-		`Could not download the image of object 1 from ${url}: the image host did not answer in full within the Timeout (1000 ms) [item 0]`,
+		`Could not download the image of object 1 from ${url}: the image host did not answer in full within the Timeout (1 s) [item 0]`,
 	);
 	expect(result.ms).toBeLessThan(1000 + LATE);
 	expect(s.images.requests).toHaveLength(1);

@@ -85,7 +85,7 @@ describe('Limiter shapes and their headers', () => {
 		expect(limiter.admit().headers).toEqual({
 			'x-ratelimit-limit': '2',
 			'x-ratelimit-remaining': '1',
-			'x-ratelimit-reset': '1700000000.100',
+			'x-ratelimit-reset': '1700000001',
 		});
 		t += 1000;
 		expect(admit(limiter, 2)).toEqual([200, 429]);

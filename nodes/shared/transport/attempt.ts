@@ -122,6 +122,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 						sent: true,
 						location: to,
 						redirect: problem,
+						method,
 					};
 				}
 				(seen ??= new Set()).add(next!.href);

@@ -96,10 +96,10 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 			return failure.redirect === 'otherOrigin'
 				? [
 						`${cap(w.what)} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
-						`The API key is only ever sent to the configured address's own origin. If the service has moved, set ${w.label ? `the ${w.label}` : 'the address'} to its new address (${failure.location}).`,
+						`The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`,
 					]
 				: [
-						`${cap(w.what)} redirected the request ${REDIRECTS[failure.redirect ?? 'tooMany']} (${failure.code}); it was not followed`,
+						`${cap(w.what)} redirected the request ${redirectProblem(failure)}; it was not followed`,
 						`${check}: set it to the address the service really answers at.`,
 					];
 		case 'tooLarge':
@@ -147,13 +147,25 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 	}
 }
 
-const REDIRECTS: Record<RedirectProblem, string> = {
-	otherOrigin: 'to another origin',
-	notAddress: 'to something that is not a web address',
-	dropsBody: 'in a way that would turn it into a GET without its body',
-	loop: 'in a loop',
-	tooMany: `more than ${MAX_REDIRECTS} times`,
-};
+/** Why a redirect was not followed, with where it pointed. */
+function redirectProblem(failure: Failure): string {
+	const to = failure.location ?? '';
+	let path = to;
+	try {
+		const url = new URL(to);
+		path = url.pathname + url.search;
+	} catch {
+		// not an address: said as it came
+	}
+	const problems: Record<RedirectProblem, string> = {
+		otherOrigin: 'to another origin',
+		notAddress: `to "${to.slice(0, 200)}", which is not a web address`,
+		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
+		loop: `in a loop (back to ${path})`,
+		tooMany: `more than ${MAX_REDIRECTS} times (last to ${path})`,
+	};
+	return problems[failure.redirect ?? 'tooMany'];
+}
 
 /** The error for a request that failed on the wire (or was refused before it: redirects, size, Stop, a pause). */
 export function failureError(

@@ -1,6 +1,7 @@
-import type { Stopper } from './stop';
 import { Pace } from './pace';
+import type { Stopper } from './stop';
 import { type Quota, wait } from './timing';
+import type { Run, Ticket, Turn, Verdict } from './types';
 
 /**
  * When a request to a service may go. One limiter per service (origin and credential) in the n8n process, shared by
@@ -23,6 +24,14 @@ export const MAX_WAIT_MS = 120_000;
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
+/**
+ * The allowance grows only while a round's answers take at most this many times as long as the fastest round's: more
+ * in flight then is queueing somewhere (next door, in n8n's own work per request), not more answers, and a limit
+ * met there refuses as many as are waiting in that queue.
+ */
+const QUEUEING = 2;
+/** The fastest round is forgotten by this factor per round, so a service that became slower is learned anew. */
+const DRIFT = 1.05;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
 /**
@@ -35,28 +44,7 @@ const MIN_SPAN_MS = 500;
 const IDLE_MS = 15 * 60_000;
 const MAX_LIMITERS = 256;
 
-/** How an answer bears on the service's capacity. */
-export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
-
-/** A request let through: when, at what level in flight, and its place in the order of sends. */
-export interface Ticket {
-	sentAt: number;
-	level: number;
-	seq: number;
-}
-
-/** One node run's side: its Concurrency cap, its requests in flight and waiting, and its Stop. */
-export interface Run {
-	readonly max: number;
-	readonly stop: Stopper;
-	inFlight: number;
-	/** Requests waiting for a slot: called with true when given one, false when the run stopped */
-	readonly queue: Array<(granted: boolean) => void>;
-}
-
-export type Turn =
-	| { ok: true; ticket: Ticket; announcedMs: number }
-	| { ok: false; why: 'stopped' | 'paused' | 'quota'; waitMs: number };
+export type { Run, Ticket, Turn, Verdict } from './types';
 
 export class Limiter {
 	allowance = START;
@@ -65,7 +53,9 @@ export class Limiter {
 	usedAt = Date.now();
 	/** Slow start ends at the first refusal for too many in flight */
 	private slowStart = true;
-	private round = { answers: 0, full: false };
+	private round = newRound();
+	/** The mean time to an answer in the fastest round lately */
+	private fastest = Infinity;
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
 	/** The quota counted forward; `resetAt` undefined: a new window no answer has told the end of yet */
 	private quota?: { left: number; resetAt?: number; limit?: number; seq: number };
@@ -144,7 +134,7 @@ export class Limiter {
 			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(pauseMs, MAX_WAIT_MS));
 		if (verdict === 'rateLimited' && !this.quota) this.refused(ticket, now);
 		if (verdict === 'overloaded') this.cut(ticket, now);
-		if (verdict === 'ok') this.grow(now);
+		if (verdict === 'ok') this.grow(ticket, now);
 		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
 	}
@@ -257,21 +247,29 @@ export class Limiter {
 		this.allowance = Math.max(1, again ? Math.floor(ticket.level / 2) : ticket.level - 1);
 		this.hold = { level: this.allowance + 1, until: now + HOLD_MS, cutAt: now };
 		this.slowStart = false;
-		this.round = { answers: 0, full: false };
+		this.round = newRound();
 	}
 
-	/** A healthy answer: the pace follows its cubic curve; the allowance grows per round while requests wait. */
-	private grow(now: number): void {
+	/**
+	 * A healthy answer: the pace follows its cubic curve; at the end of a round (an allowance's worth of answers) in
+	 * which requests waited, the allowance grows unless the answers came slower than queueing allows.
+	 */
+	private grow(ticket: Ticket, now: number): void {
 		this.pace?.grow(now);
+		this.round.took += now - ticket.sentAt;
 		if (++this.round.answers < this.allowance) return;
-		const full = this.round.full || this.waiting.length > 0;
-		this.round = { answers: 0, full: false };
-		if (!full) return;
+		const { full, took, answers } = this.round;
+		this.round = newRound();
+		const mean = took / answers;
+		this.fastest = Math.min(this.fastest * DRIFT, mean);
+		if (!(full || this.waiting.length > 0) || mean > QUEUEING * this.fastest) return;
 		if (this.slowStart) this.allowance = Math.min(MOST, this.allowance * 2);
 		else if (now > this.hold.until || this.allowance + 1 < this.hold.level)
 			this.allowance = Math.min(MOST, this.allowance + 1);
 	}
 }
+
+const newRound = () => ({ answers: 0, full: false, took: 0 });
 
 const limiters = new Map<string, Limiter>();
 

@@ -1,6 +1,7 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type { Service } from './services';
+import type { Stopper } from './stop';
 
 /** How one node call talks to a service: time limit, size limit and retry budget. */
 export interface RequestSettings {
@@ -88,6 +89,8 @@ export interface Failure {
 	limit?: number;
 	location?: string;
 	redirect?: RedirectProblem;
+	/** For `redirect`: the method of the request redirected */
+	method?: string;
 	halted?: string;
 	waitMs?: number;
 	quota?: boolean;
@@ -98,3 +101,26 @@ export class WireFailure extends Error {
 		super(failure.kind);
 	}
 }
+
+/** How an answer bears on the service's capacity. */
+export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
+
+/** A request let through: when, at what level in flight, and its place in the order of sends. */
+export interface Ticket {
+	sentAt: number;
+	level: number;
+	seq: number;
+}
+
+/** One node run's side: its Concurrency cap, its requests in flight and waiting, and its Stop. */
+export interface Run {
+	readonly max: number;
+	readonly stop: Stopper;
+	inFlight: number;
+	/** Requests waiting for a slot: called with true when given one, false when the run stopped */
+	readonly queue: Array<(granted: boolean) => void>;
+}
+
+export type Turn =
+	| { ok: true; ticket: Ticket; announcedMs: number }
+	| { ok: false; why: 'stopped' | 'paused' | 'quota'; waitMs: number };
