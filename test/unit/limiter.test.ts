@@ -133,12 +133,12 @@ describe('waits', () => {
 		for (const t of tickets.slice(0, 3)) limiter.release(run, t, 'ok');
 		expect(limiter.state.rate).toBeUndefined();
 		limiter.release(run, tickets[3], 'rateLimited');
-		// three accepted in the last second: the plateau, and the pace starts at 70% of it
-		expect(limiter.state.rate).toBeCloseTo(2.1, 5);
+		// three accepted at once, counted over half a second: a plateau of 6/s, and the pace starts at 80% of it
+		expect(limiter.state.rate).toBeCloseTo(4.8, 5);
 		const later = Date.now() + 3000;
 		jest.spyOn(Date, 'now').mockReturnValue(later);
 		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, 'ok');
-		expect(limiter.state.rate!).toBeGreaterThan(3);
+		expect(limiter.state.rate!).toBeGreaterThan(6);
 	});
 });
 

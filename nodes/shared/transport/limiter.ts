@@ -35,8 +35,8 @@ const DRIFT = 1.05;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
 /**
- * A 429 sets the pace's plateau at what the service accepted per second over the last this long (since a pause ended,
- * at least `MIN_SPAN_MS`): the rate it plainly takes, which a burst at the start inflates least over a whole second.
+ * A 429 sets the pace's plateau at what the service accepted over the last this long, counted from the first of
+ * those answers, but over at least `MIN_SPAN_MS`: a burst counted over less would pass for a rate.
  */
 const RATE_WINDOW_MS = 1000;
 const MIN_SPAN_MS = 500;
@@ -64,8 +64,6 @@ export class Limiter {
 	private answers: Array<() => void> = [];
 	private pace?: Pace;
 	private sent = 0;
-	/** When the last pause for a 429 ended */
-	private resumedAt = 0;
 	/** When recent answers were accepted, for the pace's plateau */
 	private readonly accepted: number[] = [];
 	private readonly waiting: Run[] = [];
@@ -232,11 +230,9 @@ export class Limiter {
 	 */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
-		const since = Math.max(now - RATE_WINDOW_MS, this.resumedAt);
-		const span = Math.max(MIN_SPAN_MS, now - since);
-		const accepted = (this.accepted.filter((at) => at > since).length * 1000) / span;
+		const recent = this.accepted.filter((at) => at > now - RATE_WINDOW_MS);
+		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, now - (recent[0] ?? now));
 		this.pace = new Pace(now, this.pace ? Math.min(this.pace.rate, accepted) : accepted);
-		this.resumedAt = Math.max(now, this.pausedUntil);
 	}
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
