@@ -155,13 +155,13 @@ test('two budgets on one service (two queue-mode workers, or two credentials): b
 	expect(last).toBeLessThan(1.9 * first);
 	// 200 at 20/s after a burst of 10: 9.5 s at best; two learners take about 1.5 times that, refused about 5%
 	expect(Date.now() - started).toBeLessThan(2.5 * 9500);
-		console.log(
-			JSON.stringify(
-				server.requests
-					.map((r) => [Math.round(r.at - server.requests[0].at), r.rateLimited ? 1 : 0])
-					.filter((x) => x[1]),
-			),
-		);
+	console.log(
+		JSON.stringify(
+			server.requests
+				.map((r) => [Math.round(r.at - server.requests[0].at), r.rateLimited ? 1 : 0])
+				.filter((x) => x[1]),
+		),
+	);
 	expect(server.rateLimited).toBeLessThanOrEqual(0.1 * 200);
 });
 
