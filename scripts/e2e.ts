@@ -19,6 +19,13 @@ import {
 	hostileWorkflows,
 	stopChecks,
 } from './e2e/hostile';
+import {
+	type FeatureServices,
+	featureCredentials,
+	featurePhase,
+	featureWorkflows,
+	startFeatureServices,
+} from './e2e/features';
 import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
 import { credentialTestMessage, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import {
@@ -139,7 +146,12 @@ function binaryReader(userFolder: string) {
 
 // ------------------------------------------------------------------------------------------------ one version
 
-async function runVersion(version: string, tarball: string, services: Services): Promise<void> {
+async function runVersion(
+	version: string,
+	tarball: string,
+	services: Services,
+	features: FeatureServices,
+): Promise<void> {
 	const check: Check = (name, body) => checks.run(`n8n ${version}`, name, body);
 	log(`\n=== n8n ${version} ===`);
 	let n8nInstall: Awaited<ReturnType<typeof installN8n>> | undefined;
@@ -168,8 +180,10 @@ async function runVersion(version: string, tarball: string, services: Services):
 						: credentialData(services, kind),
 			}),
 		);
+		credentials.push(...featureCredentials(services, features));
 		const workflows = [
 			...SCENARIOS.map((scenario) => staged(scenario)),
+			...featureWorkflows(CREDENTIALS.main),
 			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
 			...hostileWorkflows(CREDENTIALS),
 		];
@@ -217,6 +231,18 @@ async function runVersion(version: string, tarball: string, services: Services):
 		});
 	}
 
+	await featurePhase({
+		services,
+		features,
+		check,
+		async run(id) {
+			const result = await execute(id);
+			noLoadProblems(result.output);
+			if (result.code !== 0)
+				fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+			return viewOfRun(parseRawOutput(result.stdout));
+		},
+	});
 	await hostilePhase({ services, check, execute: (id) => execute(id, true) });
 	await serverPhase(cli, services, check);
 }
@@ -268,7 +294,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 		);
 
 		await check(
-			'credential test endpoint: good key OK, bad key rejected with its message',
+			'credential test endpoint: good key OK, bad key rejected, each service reported',
 			async () => {
 				const test = async (apiKey: string) => {
 					const answer = await rest.call('POST', '/rest/credentials/test', {
@@ -282,21 +308,32 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 					if (status !== 200) fail(`credentials/test answered ${status}: ${text.slice(0, 500)}`);
 					return (answer.json?.data ?? answer.json) as { status: string; message: string };
 				};
-				services.museum.reset();
+				resetServices(services);
 				const good = await test(services.apiKey);
 				if (good.status !== 'OK') fail(`the good key was not accepted: ${JSON.stringify(good)}`);
 				const wrong = 'not-the-key';
 				const bad = await test(wrong);
-				const expected = credentialTestMessage(credentialData(services, 'main', wrong), 401);
+				// the museum takes the key (Bearer): it rejects a wrong one; quotes (no key) and trigger (its root) answer
+				const data = credentialData(services, 'main', wrong);
+				const expected = [
+					`Museum URL: ${credentialTestMessage(data, 401)}`,
+					`Quotes URL: ${credentialTestMessage(data, 200, 'quotes')}`,
+					`Trigger URL: ${credentialTestMessage(data, 200, 'trigger')}`,
+				].join(' ');
 				if (bad.status !== 'Error' || bad.message !== expected)
 					fail(`the bad key → ${JSON.stringify(bad)}, expected Error "${expected}"`);
-				const probes = services.museum.requests.filter((r) => r.path === '/object');
-				if (probes.length < 2)
-					fail(`the museum service got ${probes.length} test requests, expected at least 2`);
+				const probes = [
+					services.museum.requests.filter((r) => r.path === '/object').length,
+					services.quotes.requests.filter((r) => r.path === '/tags').length,
+					services.trigger.requests.filter((r) => r.path === '/').length,
+				];
+				if (probes.some((n) => n < 2))
+					fail(`test requests (museum, quotes, trigger): ${probes}, expected 2 each`);
+				if (services.trigger.deliveries.length) fail('the credential test fired an automation');
 				return [
 					`good key → ${good.status} "${good.message}"`,
-					`bad key → ${bad.status} "${bad.message}" (the test function's own message, on every n8n version)`,
-					`${probes.length} GET /object?limit=1 probes reached the museum service`,
+					`bad key → ${bad.status} "${bad.message}" (the test function's own words per service)`,
+					`probes per test: GET /object?limit=1, GET /tags?limit=1, GET / (trigger root); nothing fired`,
 				];
 			},
 		);
@@ -349,12 +386,13 @@ async function main(): Promise<number> {
 	)
 		return checks.summary();
 	const services = await startServices();
+	const features = await startFeatureServices(services.apiKey);
 	log(
 		`  services: museum ${services.museum.url}, images ${services.images.url}, quotes ${services.quotes.url}, trigger ${services.trigger.url}, failing ${services.failing.url}`,
 	);
 	try {
 		for (const version of versions) {
-			await runVersion(version, tarball, services).catch((error: Error) =>
+			await runVersion(version, tarball, services, features).catch((error: Error) =>
 				checks.run(`n8n ${version}`, 'run', () =>
 					Promise.reject(new Error(error.stack ?? String(error))),
 				),
@@ -362,6 +400,7 @@ async function main(): Promise<number> {
 		}
 	} finally {
 		await services.close();
+		await features.close();
 		killAll();
 		// a version's user folder (logs: n8n-cli.log, n8n-start.log) stays when one of its checks failed
 		for (const version of versions) {
