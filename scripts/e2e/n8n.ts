@@ -295,16 +295,20 @@ export async function installN8n(
 }
 
 /**
- * What the credential's Test says for an answer with `statusCode` from the address it tests in `data`: the built
- * test function's own wording (dist/nodes/shared/credentialTest.js), so the checks compare with the real text.
+ * What the credential's Test says of one service (`service`, the museum by default) for an answer with `statusCode`
+ * from the address it tests in `data`: the built test function's own wording (dist/nodes/shared/credentialTest.js), so the checks compare with the real text.
  */
-export function credentialTestMessage(data: Record<string, unknown>, statusCode: number): string {
+export function credentialTestMessage(
+	data: Record<string, unknown>,
+	statusCode: number,
+	service: 'museum' | 'quotes' | 'trigger' = 'museum',
+): string {
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const built = require(path.resolve(__dirname, '../../dist/nodes/shared/credentialTest.js')) as {
-		testTarget(data: Record<string, unknown>): unknown;
-		judgeAnswer(target: unknown, statusCode: number, body?: unknown): { message: string };
+		testTarget(data: Record<string, unknown>, service: string): unknown;
+		judgeAnswer(target: unknown, statusCode: number, judged: unknown): { message: string };
 	};
-	const target = built.testTarget(data);
+	const target = built.testTarget(data, service);
 	if (typeof target === 'string') throw new Error(target);
-	return built.judgeAnswer(target, statusCode).message;
+	return built.judgeAnswer(target, statusCode, { kind: 'data', data: {} }).message;
 }
