@@ -313,12 +313,12 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 				if (good.status !== 'OK') fail(`the good key was not accepted: ${JSON.stringify(good)}`);
 				const wrong = 'not-the-key';
 				const bad = await test(wrong);
-				// the museum takes the key (Bearer): it rejects a wrong one; quotes (no key) and trigger (its root) answer
+				// the museum and the trigger service take the key (Bearer) and reject a wrong one; quotes takes none
 				const data = credentialData(services, 'main', wrong);
 				const expected = [
 					`Museum URL: ${credentialTestMessage(data, 401)}`,
 					`Quotes URL: ${credentialTestMessage(data, 200, 'quotes')}`,
-					`Trigger URL: ${credentialTestMessage(data, 200, 'trigger')}`,
+					`Trigger URL: ${credentialTestMessage(data, 401, 'trigger')}`,
 				].join(' ');
 				if (bad.status !== 'Error' || bad.message !== expected)
 					fail(`the bad key → ${JSON.stringify(bad)}, expected Error "${expected}"`);
