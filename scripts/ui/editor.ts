@@ -149,12 +149,12 @@ export async function clickItem(page: Page, name: string) {
 }
 
 /**
- * Chooses a listed node and its "Add to workflow" (once offered: the actions load after the click), then waits for
- * its parameter panel; returns the actions that were offered.
+ * Chooses a listed node and its "Add to workflow", or the action `action` for a node with actions (once offered:
+ * they load after the click), then waits for its parameter panel; returns what was offered.
  */
-export async function addNode(page: Page, name: string): Promise<string[]> {
+export async function addNode(page: Page, name: string, action?: string): Promise<string[]> {
 	await clickItem(page, name);
-	const wanted = 'Add to workflow';
+	const wanted = action ?? 'Add to workflow';
 	let actions: string[] = [];
 	for (let i = 0; i < 20 && !actions.some((a) => a.includes(wanted)); i++) {
 		await sleep(500);
@@ -167,6 +167,17 @@ export async function addNode(page: Page, name: string): Promise<string[]> {
 	);
 	await visible(page, SEL.ndvParameters, `the parameter panel of ${name}`);
 	return actions;
+}
+
+/** Renames the node of the open parameter panel through its title, as a user does. */
+export async function renameInNdv(page: Page, name: string) {
+	await tap(
+		page,
+		`${SEL.ndv} [data-test-id="node-title-container"] [data-test-id="inline-edit-preview"]`,
+	);
+	await retype(page, `${SEL.ndv} [data-test-id="inline-edit-input"]`, 'the title editor', name);
+	await page.keyboard.press('Enter');
+	await sleep(300);
 }
 
 export async function closePanel(page: Page) {
