@@ -76,6 +76,8 @@ export function excuse(entry: ConsoleEntry, base: string): string | undefined {
 		return `ignored (external host ${where} (no internet here))`;
 	if (/\/schemas\/n8n-nodes-triptych\.\w+\/[\d.]+\.json/.test(entry.url ?? ''))
 		return "ignored (n8n's editor asks for an optional output-schema file (dist/nodes/<Node>/__schema__/v<version>.json) the package does not ship: 404, harmless)";
+	if (/\/schemas\/n8n-nodes-triptych\.\w+\/[\d.]+\/[\w/]+\.json/.test(entry.url ?? ''))
+		return "the package (not failed here): a node with an Operation has its output schema asked for per operation (dist/nodes/<Node>/__schema__/v<version>/<operation>.json); its 404 leaves the next node's input panel without fields, which the check of that panel reports";
 	if (PACKAGE.test(entry.text) || PACKAGE.test(entry.url ?? '')) return undefined;
 	if (/\/rest\/login\b/.test(entry.url ?? '') || /status of 401/.test(entry.text))
 		return 'ignored (n8n asks who is logged in before sign-in (HTTP 401))';
