@@ -15,8 +15,11 @@ const BETA = 0.8;
  * after a second, 40% after two.
  */
 const SCALE = 0.05;
-/** The lowest pace, in requests per second. */
-const MIN_RATE = 0.5;
+/**
+ * The lowest pace, in requests per second: a service that accepted nothing lately is asked this often, so its
+ * refusals end a request in seconds (each request gives up after its tenth 429), not minutes.
+ */
+const MIN_RATE = 2;
 /**
  * The bucket holds this many seconds of the pace: after a pause, most services take half a second of their rate at
  * once; more would be refused by a small bucket.
