@@ -223,7 +223,7 @@ export async function featurePanels(ctx: Ctx, rest: Rest): Promise<void> {
 				data: {
 					...credentialData(ctx.services, 'main'),
 					museumUrl: ctx.services.museum.url,
-					quotesUrl: dead,
+					quotesUrl: '',
 					triggerUrl: '',
 				},
 			});
@@ -232,9 +232,14 @@ export async function featurePanels(ctx: Ctx, rest: Rest): Promise<void> {
 				fail(`creating the credential answered ${created.status}: ${created.text.slice(0, 300)}`);
 			await page.goto(`${base}/home/credentials/${id}`, { waitUntil: 'domcontentloaded' });
 			await ed.visible(page, ed.SEL.credentialModal, 'the credential form', 20_000);
-			// a change makes Save test it, as a user's edit does
+			// the user fills in a second service, and Save tests both
+			await ed.visible(
+				page,
+				`${ed.SEL.credentialModal} [data-test-id="parameter-input-quotesUrl"]`,
+				'the Quotes URL field',
+			);
+			await sleep(500);
 			await ed.setCredentialField(page, 'quotesUrl', dead);
-			await ed.setCredentialField(page, 'triggerUrl', '');
 			const result = await ed.saveAndReadTest(page);
 			await sleep(700);
 			await shot(ctx, 'credential-test-per-service');
