@@ -100,3 +100,23 @@ test.each(cases)(
 		}
 	},
 );
+
+// n8n 2.x's editor asks a node with an Operation for `v<version>/<operation>.json`: every operation has its schema
+test.each(cases)('%s: a schema per operation where it has an Operation', async (dir, type) => {
+	const { pkg } = await loadPackage();
+	const { version, properties } = (
+		pkg.nodeTypes[type].type as unknown as {
+			description: {
+				version: number;
+				properties: Array<{ name: string; options?: IDataObject[] }>;
+			};
+		}
+	).description;
+	const operations = properties.find((p) => p.name === 'operation')?.options ?? [];
+	const whole = fs.readFileSync(schemaFile(dir, version), 'utf8');
+	for (const { value } of operations) {
+		const file = schemaFile(dir, version).replace(/\.json$/, `/${value as string}.json`);
+		expect(fs.existsSync(file) ? file : `missing ${file}`).toBe(file);
+		expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual(JSON.parse(whole));
+	}
+});
