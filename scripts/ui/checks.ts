@@ -378,7 +378,11 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 				const schemas = path.join(ROOT, 'dist', 'nodes', dir, '__schema__');
 				if (!fs.existsSync(schemas)) continue;
 				const type = `${PACKAGE}.${dir[0].toLowerCase()}${dir.slice(1)}`;
-				for (const file of fs.readdirSync(schemas)) {
+				// v1.0.0.json, and per operation v1.0.0/<operation>.json
+				const files = fs
+					.readdirSync(schemas, { recursive: true, encoding: 'utf8' })
+					.filter((file) => file.endsWith('.json'));
+				for (const file of files) {
 					const url = `${base}/schemas/${type}/${file.slice(1)}`;
 					const res = await fetch(url);
 					const body = (await res.json().catch(() => ({}))) as { properties?: object };

@@ -187,16 +187,17 @@ export async function featurePanels(ctx: Ctx, rest: Rest): Promise<void> {
 			'Museum Object Search as a tool: the parameter panel has no Download Images',
 			async () => {
 				const from = ctx.entries.length;
-				const labelsOf = async (name: string) => {
+				const labelsOf = async (name: string, picture?: string) => {
 					await ed.closeNdv(page).catch(() => undefined);
 					await ed.openNdv(page, name);
 					await sleep(800);
 					const labels = await ed.parameterLabels(page);
+					if (picture) await shot(ctx, picture);
 					await ed.closeNdv(page);
 					return labels;
 				};
 				const regular = await labelsOf('Search Harvard');
-				const tool = await labelsOf('Museum Tool');
+				const tool = await labelsOf('Museum Tool', 'museum-object-search-tool');
 				if (!regular.includes('Download Images'))
 					fail(`the regular node shows no Download Images: ${regular.join(', ')}`);
 				if (tool.includes('Download Images'))
