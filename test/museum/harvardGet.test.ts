@@ -94,6 +94,52 @@ describe('Get', () => {
 			await generic.close();
 		}
 	});
+
+	test.each<[string, IDataObject, RegExp]>([
+		// from expressions: a static value is checked by n8n's editor before the run
+		['empty', locator('id', '={{ "" }}'), /^"Object" is empty \[item 0\]$/],
+		[
+			'a path',
+			locator('id', '={{ "12/../13" }}'),
+			/^"Object" has "12\/\.\.\/13", which is not an object ID/,
+		],
+		[
+			'spaces in it',
+			locator('id', '={{ "1 2" }}'),
+			/^"Object" has "1 2", which is not an object ID/,
+		],
+		[
+			'a URL naming nothing',
+			locator('url', '={{ "not a url" }}'),
+			/^"Object" has the address "not a url"/,
+		],
+		[
+			'too long',
+			locator('id', `={{ "${'9'.repeat(400)}" }}`),
+			/^"Object" has "9+", which is not an object ID/,
+		],
+	])('an Object that is %s is refused before any request', async (_name, objectId, message) => {
+		const result = await run({ operation: 'get', objectId });
+		expect(result.error(NODE)?.message).toMatch(message);
+		expect(harvard.requests).toHaveLength(0);
+	});
+
+	test.each<[IDataObject, RegExp]>([
+		[{ operation: 'remove' }, /^"Operation" must be one of .*, not "remove" \[item 0\]$/],
+		[
+			{ downloadImages: true, imageSize: 'huge' },
+			/^"Image Size" must be one of .*, not "huge" \[item 0\]$/,
+		],
+		...[0, -1, 10_001, 2.5, '={{ "wide" }}'].map((imageWidth): [IDataObject, RegExp] => [
+			{ downloadImages: true, imageSize: 'custom', imageWidth },
+			/^"Image Width" must be a whole number from 16 to 10000, not .+ \[item 0\]$/,
+		]),
+	])('%j is refused before any request', async (params, message) => {
+		const result = await run({ q: 'Hokusai', limit: 2, ...params });
+		expect(result.error(NODE)?.message).toMatch(message);
+		expect(harvard.requests).toHaveLength(0);
+		expect(images.requests).toHaveLength(0);
+	});
 });
 
 describe("the editor's lists", () => {

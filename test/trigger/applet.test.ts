@@ -171,3 +171,15 @@ describe("as an AI agent's tool", () => {
 		expect(ifttt.requests).toHaveLength(0);
 	});
 });
+
+test.each([
+	[
+		'sometimes',
+		/^"Applet Trigger" must be one of auto, webRequest, jsonPayload, not "sometimes" \[item 0\]$/,
+	],
+	['={{ 42 }}', /^"Applet Trigger" must be one of .*, not 42 \[item 0\]$/],
+])('Applet Trigger %j is refused before any request', async (appletTrigger, message) => {
+	const result = await fire({ options: { appletTrigger } });
+	expect(result.error(NODE)?.message).toMatch(message);
+	expect(ifttt.requests).toHaveLength(0);
+});

@@ -5,7 +5,8 @@ import type { TriptychClient } from '../../shared/transport';
 import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
 import type { Found, Plan } from '../plan';
 
-const ID = /^[^/\s?#]+$/;
+/** An object ID as it goes in the path: no separator, and not longer than any museum's */
+const ID = /^[^/\s?#]{1,100}$/;
 /** A Harvard object page (…/collections/object/{id}) or the API's own address ({Museum URL}/object/{id}) */
 const OBJECT_PATH = /\/object\/([^/\s?#]+)\/?$/;
 
