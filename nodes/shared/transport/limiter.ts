@@ -1,4 +1,5 @@
 import { Pace } from './pace';
+import { Quotas } from './quota';
 import type { Stopper } from './stop';
 import { type Quota, wait } from './timing';
 import type { Run, Ticket, Turn, Verdict } from './types';
@@ -12,8 +13,8 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  *    slow start); a 503, 504 or timeout sets it one under the level the refused request went at (halved when that
  *    level was already the one a refusal set) and holds it there for `HOLD_MS`, after which it grows by one per round;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
- * 4. the **quota** the service announces in its headers: while none is left, requests wait for the reset (then one goes
- *    to learn the new window when its size is unknown);
+ * 4. the **quota** the service announces in its headers (quota.ts): while none is left, requests wait for the reset,
+ *    or for the refill of a token bucket;
  * 5. without quota headers, once the service refused with a 429, the **pace** (pace.ts): a token bucket whose rate
  *    follows CUBIC.
  */
@@ -57,8 +58,8 @@ export class Limiter {
 	/** The mean time to an answer in the fastest round lately */
 	private fastest = Infinity;
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
-	/** The quota counted forward; `resetAt` undefined: a new window no answer has told the end of yet */
-	private quota?: { left: number; resetAt?: number; limit?: number; seq: number };
+	private readonly quota = new Quotas();
+	private announces = false;
 	/** Requests sent and not answered yet, and those waiting for the next answer */
 	private onWire = 0;
 	private answers: Array<() => void> = [];
@@ -69,9 +70,8 @@ export class Limiter {
 	private readonly waiting: Run[] = [];
 
 	/**
-	 * Waits for a turn: a slot (give it back with `release`, once) and the moment the pause, the quota and the pace
-	 * allow. Not `ok` when Stop came, when the pause lasts longer than `budgetMs`, or when the quota resets later than
-	 * `announcedMs` allows (nothing is then taken).
+	 * A slot (give it back with `release`, once) at the moment the pause, the quota and the pace allow; not `ok` at Stop,
+	 * or when the pause outlasts `budgetMs` or the quota's reset `announcedMs` (nothing is then taken).
 	 */
 	async acquire(run: Run, budgetMs: number, announcedMs: number): Promise<Turn> {
 		const stopped: Turn = { ok: false, why: 'stopped', waitMs: 0 };
@@ -87,13 +87,12 @@ export class Limiter {
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
-		/** The moment the pace gave this request, and the pace it was given by */
 		let slot: { at: number; pace: Pace } | undefined;
 		for (;;) {
 			if (run.stop.aborted) return this.giveBack(run, stopped);
 			const now = Date.now();
 			const paused = this.pausedUntil - now;
-			const quota = this.quotaDelay(now);
+			const quota = this.quota.delay(now, this.onWire);
 			if (paused > budgetMs)
 				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
 			if (quota === Infinity && paused <= 0) {
@@ -112,9 +111,9 @@ export class Limiter {
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
-		if (this.quota) this.quota.left--;
 		this.onWire++;
 		const ticket = { sentAt: Date.now(), level: this.inFlight, seq: ++this.sent };
+		this.quota.take(ticket.seq);
 		return { ok: true, ticket, announcedMs: announced };
 	}
 
@@ -125,12 +124,13 @@ export class Limiter {
 		this.inFlight = Math.max(0, this.inFlight - 1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
-		this.observe(quota, ticket);
+		this.quota.answered(verdict, quota, ticket.seq, this.sent, now);
+		this.announces = !!quota;
 		if (verdict === 'ok') this.accepted.push(now);
 		if (this.accepted.length > MOST * 4) this.accepted.splice(0, MOST * 2);
 		if (pauseMs > 0)
 			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(pauseMs, MAX_WAIT_MS));
-		if (verdict === 'rateLimited' && !this.quota) this.refused(ticket, now);
+		if (verdict === 'rateLimited' && !this.announces) this.refused(ticket, now);
 		if (verdict === 'overloaded') this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(ticket, now);
 		for (const answered of this.answers.splice(0)) answered();
@@ -190,38 +190,6 @@ export class Limiter {
 			} else skipped++;
 			if (run.queue.length) this.waiting.push(run);
 		}
-	}
-
-	/**
-	 * The quota as the last answer said, counted forward: requests sent after the one it answered count against it.
-	 * Without a quota in the answer, the service stopped saying, and the quota is forgotten.
-	 */
-	private observe(quota: Quota | undefined, ticket: Ticket): void {
-		if (this.quota && ticket.seq < this.quota.seq) return;
-		this.quota = quota && {
-			...quota,
-			left: quota.remaining - (this.sent - ticket.seq),
-			seq: ticket.seq,
-		};
-	}
-
-	/**
-	 * How long the quota holds a request back: until the reset while none is left (Infinity: until the next answer
-	 * tells when a new window ends). A new window is full when its size is known, less the requests on their way;
-	 * when nothing is on its way, one request goes to learn it, so no wait is for an answer that cannot come.
-	 */
-	private quotaDelay(now: number): number {
-		const quota = this.quota;
-		if (!quota || quota.left > 0) return 0;
-		if (quota.resetAt === undefined) {
-			if (this.onWire > 0) return Infinity;
-			quota.left = 1;
-			return 0;
-		}
-		if (now < quota.resetAt) return quota.resetAt - now;
-		quota.left = Math.max(1, (quota.limit ?? 1) - this.onWire);
-		quota.resetAt = undefined;
-		return 0;
 	}
 
 	/**

@@ -4,10 +4,7 @@
  * healthy answers then bring it back along a cubic curve that flattens at the plateau and then probes past it.
  */
 
-/**
- * CUBIC's multiplicative decrease: the AWS SDKs cut to 0.7; the plateau here is what the service accepted, not what
- * was sent, so a shallower cut loses less while the curve climbs back.
- */
+/** CUBIC's cut (the AWS SDKs' is 0.7): the plateau is what the service accepted, not what was sent, so less will do */
 const BETA = 0.8;
 /**
  * CUBIC's scale, as a share of the plateau per s³ (the AWS SDKs use 0.4 requests/s³ for a client's own calls; a share
@@ -15,15 +12,9 @@ const BETA = 0.8;
  * after a second, 40% after two.
  */
 const SCALE = 0.05;
-/**
- * The lowest pace, in requests per second: a service that accepted nothing lately is asked this often, so its
- * refusals end a request in seconds (each request gives up after its tenth 429), not minutes.
- */
+/** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
-/**
- * The bucket holds this many seconds of the pace: after a pause, most services take half a second of their rate at
- * once; more would be refused by a small bucket.
- */
+/** The bucket holds this many seconds of the pace: more at once would be refused by a small bucket. */
 const BURST_SECONDS = 0.5;
 
 export class Pace {

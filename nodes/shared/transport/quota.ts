@@ -1,0 +1,92 @@
+import type { Quota } from './timing';
+import type { Verdict } from './types';
+
+/**
+ * A reset rounded up to a whole second costs up to a second per window; a service whose window resets sooner than
+ * this is asked once, before the reset, whether it gives requests back as it goes (a token bucket) or at the reset.
+ */
+const PROBE_WITHIN_MS = 5000;
+
+/**
+ * The quota a service announces in its headers, counted forward: requests sent after the answer that told it count
+ * against it. While none is left, a request waits for the reset; a token bucket, once known, gives requests back at
+ * the rate its answers show, counted from below so that no wait is shorter than the service's.
+ */
+export class Quotas {
+	private now?: Omit<Quota, 'resetAt'> & {
+		left: number;
+		resetAt?: number;
+		seq: number;
+		at: number;
+	};
+	private kind: 'unknown' | 'probing' | 'window' | 'bucket' = 'unknown';
+	/** Requests per ms a token bucket gives back, and the answer that rate is counted from */
+	private refill = 0;
+	private base?: { at: number; remaining: number; seq: number };
+	private probe = 0;
+
+	/**
+	 * The answer to request `seq` of `sent`, and its quota (without one, the service stopped saying). A 429 to the
+	 * probe: the service counts in windows; any other 429: the refill was counted too high.
+	 */
+	answered(
+		verdict: Verdict,
+		quota: Quota | undefined,
+		seq: number,
+		sent: number,
+		now: number,
+	): void {
+		if (verdict === 'rateLimited') [this.refill, this.base] = [0, undefined];
+		if (seq === this.probe && this.kind === 'probing')
+			this.kind = verdict === 'rateLimited' ? 'window' : verdict === 'ok' ? 'bucket' : 'unknown';
+		if (this.now && seq < this.now.seq) return;
+		this.now = quota && { ...quota, left: quota.remaining - (sent - seq), seq, at: now };
+		if (!quota?.limit || this.kind !== 'bucket') return;
+		// each answer bounds the refill from below: since the base, one less than the requests it gave back
+		this.base ??= { at: now, remaining: quota.remaining, seq };
+		const given = quota.remaining - this.base.remaining + (seq - this.base.seq) - 1;
+		const full =
+			quota.resetAt > now ? (quota.limit - quota.remaining - 1) / (quota.resetAt - now) : 0;
+		const counted = now > this.base.at ? given / (now - this.base.at) : 0;
+		this.refill = Math.max(this.refill, full, counted);
+	}
+
+	/** A request goes as request `seq`. */
+	take(seq: number): void {
+		if (this.now) this.now.left--;
+		if (this.kind === 'probing' && !this.probe) this.probe = seq;
+	}
+
+	/**
+	 * How long the quota holds a request back (Infinity: until the next answer tells when a new window ends). With
+	 * nothing on its way, one request goes to learn a new window, so no wait is for an answer that cannot come.
+	 */
+	delay(now: number, onWire: number): number {
+		const quota = this.now;
+		if (!quota) return 0;
+		if (this.refill > 0 && quota.limit) {
+			quota.left = Math.min(quota.limit, quota.left + this.refill * (now - quota.at));
+			quota.at = now;
+		}
+		if (quota.left >= 1) return 0;
+		if (quota.resetAt === undefined) {
+			if (onWire > 0) return Infinity;
+			quota.left = 1;
+			return 0;
+		}
+		if (now >= quota.resetAt) {
+			quota.left = Math.max(1, (quota.limit ?? 1) - onWire);
+			quota.resetAt = undefined;
+			return 0;
+		}
+		const untilReset = quota.resetAt - now;
+		if (this.kind === 'bucket') return Math.min(untilReset, (1 - quota.left) / this.refill);
+		if (this.kind !== 'unknown' || onWire > 0 || !quota.limit || untilReset > PROBE_WITHIN_MS)
+			return untilReset;
+		// a bucket would have given one back by now if it were full again at the reset
+		const probeIn = quota.at + (quota.resetAt - quota.at) / quota.limit - now;
+		if (probeIn > 0) return probeIn;
+		[this.kind, this.probe, quota.left] = ['probing', 0, 1];
+		return 0;
+	}
+}
