@@ -11,11 +11,7 @@ import { addHint, runNode } from '../shared/items';
 import { fireAutomationProperties } from './description';
 import { type FireOperation, fireAutomationOperation } from './operation';
 
-/**
- * Fire Automation (type `fireAutomation`): POST {Trigger URL}/trigger/{Event} with a JSON body, once per input item.
- * An action, not a trigger: n8n's editor treats any node whose display name contains "trigger" as a trigger, so
- * the display name avoids the word.
- */
+/** An action, not a trigger: n8n's editor takes any node whose display name contains "trigger" for a trigger. */
 export class FireAutomation implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Fire Automation',
@@ -67,7 +63,7 @@ export class FireAutomation implements INodeType {
 			this,
 			(client) => (operation = fireAutomationOperation(this, client)),
 		);
-		for (const hint of operation?.hints.hints() ?? []) addHint(this, hint);
+		for (const hint of operation?.hints() ?? []) addHint(this, hint);
 		return output;
 	}
 }

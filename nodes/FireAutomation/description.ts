@@ -3,11 +3,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { ChoiceOption, NumberOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
-import type { AppletTrigger } from './route';
 
-export type Payload = 'none' | 'item' | 'fields' | 'json';
+export type AppletTrigger = 'auto' | 'webRequest' | 'jsonPayload';
 
-export const PAYLOAD: ChoiceOption<Payload> = {
+export const PAYLOAD: ChoiceOption<'none' | 'item' | 'fields' | 'json'> = {
 	displayName: 'Payload',
 	name: 'payload',
 	default: 'none',
@@ -124,16 +123,10 @@ export const LIMIT: NumberOption = {
 	hint: 'Sent as "limit" only when this option is added',
 };
 
-/** Concurrency, as it is true for firing automations. */
-export const FIRE_CONCURRENCY: NumberOption = {
-	...CONCURRENCY,
-	description: `${CONCURRENCY.description} Concurrent calls may reach the service in another order than the items; output order is always the items'.`,
-};
-
-/** The Event of the node as an AI agent's tool: n8n shows it there instead of Event, asking the model for the name. */
+/** The Event of the node as an AI agent's tool: n8n shows it there instead of Event. */
 export const TOOL_EVENT = 'toolEvent';
 
-const eventProperties: INodeProperties[] = [
+export const fireAutomationProperties: INodeProperties[] = [
 	{
 		displayName: 'Event',
 		name: 'event',
@@ -163,9 +156,6 @@ const eventProperties: INodeProperties[] = [
 		description:
 			'Text sent as "q" (a query parameter unless Options > Send Query and Limit As says otherwise). Leave empty to not send it.',
 	},
-];
-
-const payloadProperties: INodeProperties[] = [
 	{ ...choiceProperty(PAYLOAD), noDataExpression: true },
 	{
 		displayName: 'Fields',
@@ -211,30 +201,26 @@ const payloadProperties: INodeProperties[] = [
 		description:
 			'JSON object to send as the body. Expressions in {{ }} are filled in for each item; put quotes around those that yield text.',
 	},
-];
-
-const optionsProperty: INodeProperties = optionsCollection([
-	choiceProperty(APPLET_TRIGGER),
-	numberProperty(BATCH_INTERVAL),
-	numberProperty(BATCH_SIZE),
-	choiceProperty(KEY_MODE),
-	{
-		displayName: 'Idempotency Key',
-		name: 'idempotencyKey',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. order-{{ $json.orderNumber }}',
-		hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
-		description:
-			'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
-	},
-	numberProperty(LIMIT),
-	choiceProperty(QUERY_IN),
-	...requestOptions(MAX_ATTEMPTS_FIRE, FIRE_CONCURRENCY),
-]);
-
-export const fireAutomationProperties: INodeProperties[] = [
-	...eventProperties,
-	...payloadProperties,
-	optionsProperty,
+	optionsCollection([
+		choiceProperty(APPLET_TRIGGER),
+		numberProperty(BATCH_INTERVAL),
+		numberProperty(BATCH_SIZE),
+		choiceProperty(KEY_MODE),
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. order-{{ $json.orderNumber }}',
+			hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
+			description:
+				'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
+		},
+		numberProperty(LIMIT),
+		choiceProperty(QUERY_IN),
+		...requestOptions(MAX_ATTEMPTS_FIRE, {
+			...CONCURRENCY,
+			description: `${CONCURRENCY.description} Concurrent calls may reach the service in another order than the items; output order is always the items'.`,
+		}),
+	]),
 ];

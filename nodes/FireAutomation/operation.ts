@@ -2,19 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { getOptions, readNumber } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
-import { getRequestSettings } from '../shared/options';
-import { isPlainObject, isTool } from '../shared/validation';
-import type {
-	ApiResponse,
-	RequestSettings,
-	TriggerRoutes,
-	TriptychClient,
-} from '../shared/transport';
-import { SERVICES } from '../shared/transport';
-import { BatchWindows } from './batching';
+import { fieldError, isPlainObject, isTool } from '../shared/validation';
+import type { ApiResponse, TriggerRoutes, TriptychClient } from '../shared/transport';
+import { SERVICES, wait } from '../shared/transport';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
-import { EVENT_FOR_MODEL, RouteLog, callProblem, wireRequest } from './route';
 
 /** Shown when a call that may have fired is not retried (it carries no Idempotency Key). */
 const NO_RETRY_ADVICE =
@@ -22,26 +14,22 @@ const NO_RETRY_ADVICE =
 	'retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, ' +
 	`or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
 
-/** Batching windows of a run, from the first item's options (as n8n's HTTP Request node reads them). */
-function batchWindows(ctx: IExecuteFunctions, client: TriptychClient): BatchWindows {
-	const options = getOptions(ctx, 0);
-	const size = readNumber(ctx, options, BATCH_SIZE, 0);
-	const interval =
-		options.batchSize === undefined && options.batchInterval === undefined
-			? 0
-			: readNumber(ctx, options, BATCH_INTERVAL, 0);
-	return new BatchWindows(ctx.getInputData().length, size, interval, client.cancel);
-}
+const EVENT_FOR_MODEL =
+	'Nothing was fired: the event name is missing. Call this tool again with "event" set to the name of the event to fire, e.g. door_opened (letters, digits, "_", "-" and "." only).';
 
-type Plan = { request: TriggerRequest; settings: RequestSettings };
+type Route = 'webRequest' | 'jsonPayload';
 
-/** The operation, and the execution hints of its run (which route Automatic took), to add once it is done. */
-export type FireOperation = ItemOperation<Plan> & { hints: RouteLog };
+const APPLET_NAMES: Record<Route, string> = {
+	webRequest: 'Receive a Web Request',
+	jsonPayload: 'Receive a Web Request with a JSON Payload',
+};
+
+/** The operation, and the execution hints of its run, to add once it is done. */
+export type FireOperation = ItemOperation<TriggerRequest> & { hints(): string[] };
 
 /**
- * Fire Automation: POST {Trigger URL}/trigger/{Event} per item (IFTTT Webhooks: the route of its applet trigger). A call
- * without an Idempotency Key is repeatable only where it surely did not arrive (the transport's rule). Batching
- * windows hold items back as the HTTP Request node's do; within a window the client's gate paces the calls.
+ * POST {Trigger URL}/trigger/{Event} per item. A call without an Idempotency Key is repeatable only where it surely
+ * did not arrive (the transport's rule). Within a batching window the client's gate paces the calls.
  */
 export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
@@ -49,39 +37,41 @@ export function fireAutomationOperation(
 ): FireOperation {
 	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
-	const hints = new RouteLog();
 	const stopOnFailure = !ctx.continueOnFail();
 	const asTool = isTool(ctx);
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
 	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
 		!r.event && asTool && (routes.eventRequired || r.eventFromModel);
-	let ready: Promise<{ routes: TriggerRoutes; problem?: Error }> | undefined;
+	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
+	const taken: Record<Route, number> = { webRequest: 0, jsonPayload: 0 };
+	const ignoredFields = new Set<string>();
+	let webFields: string[] = [];
+	let ignoredOption = false;
+	let ready: Promise<{ routes: TriggerRoutes; problems: unknown[] }> | undefined;
 	return {
-		hints,
-		read: (i) => {
-			const options = getOptions(ctx, i);
-			requests[i] = buildRequest(ctx, i, options);
-			return { request: requests[i], settings: getRequestSettings(ctx, i, options) };
-		},
+		read: (i) => (requests[i] = buildRequest(ctx, i)),
 
-		async run({ request, settings }, i): Promise<INodeExecutionData[]> {
+		async run(request, i): Promise<INodeExecutionData[]> {
 			// The style is known only once the credential is read: what it needs is checked then, still before any
 			// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
 			ready ??= client.styleEntry('trigger').then((entry) => {
 				const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
-				if (!stopOnFailure) return { routes };
-				for (const [n, r] of requests.entries()) {
-					const problem = r && !forModel(r, routes) && callProblem(ctx, r, routes, n);
-					if (problem) return { routes, problem };
-				}
-				return { routes };
+				const problems = requests.map(
+					(r, n) => !forModel(r, routes) && callProblem(ctx, r, routes, n),
+				);
+				return { routes, problems };
 			});
-			const { routes, problem } = await ready;
+			const { routes, problems } = await ready;
 			if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
-			const own = problem ?? (stopOnFailure ? undefined : callProblem(ctx, request, routes, i));
-			if (own) throw own;
+			const problem = stopOnFailure ? problems.find(Boolean) : problems[i];
+			if (problem) throw problem;
 			const wire = wireRequest(request, routes);
-			hints.note(request, routes, wire);
+			if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
+			else if (request.applet === 'auto') {
+				webFields = routes.webRequestFields ?? [];
+				taken[wire.route]++;
+				for (const field of wire.ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
+			}
 			await windows.enter(i);
 			let answered = false;
 			try {
@@ -92,13 +82,16 @@ export function fireAutomationOperation(
 						path: wire.path,
 						...(wire.qs ? { qs: wire.qs } : {}),
 						body: wire.body,
-						headers: request.headers,
+						headers: {
+							'Content-Type': 'application/json',
+							...(request.idempotencyKey ? { 'Idempotency-Key': request.idempotencyKey } : {}),
+						},
 						repeatable: request.idempotencyKey !== undefined,
 						noRetryAdvice: NO_RETRY_ADVICE,
 						// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
 						acceptText: true,
 					},
-					settings,
+					request.settings,
 					i,
 				);
 				answered = true;
@@ -112,18 +105,139 @@ export function fireAutomationOperation(
 				windows.leave(i);
 			}
 		},
+
+		hints() {
+			const hints: string[] = [];
+			if (ignoredOption)
+				hints.push(
+					'Applet Trigger was ignored: it applies only to IFTTT Webhooks (Trigger API in the credential), and this trigger service has one route.',
+				);
+			const { webRequest, jsonPayload } = taken;
+			if (webRequest || jsonPayload) {
+				const kept = listed(webFields);
+				const other = `fields other than ${kept} (${[...ignoredFields].join(', ')})`;
+				const chose = !jsonPayload
+					? `"${APPLET_NAMES.webRequest}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`
+					: !webRequest
+						? `"${APPLET_NAMES.jsonPayload}" (/trigger/{Event}/json/with/key/…): the payload has ${other}`
+						: `"${APPLET_NAMES.webRequest}" for ${webRequest} item(s), and "${APPLET_NAMES.jsonPayload}" for ${jsonPayload} item(s) whose payload has ${other}`;
+				hints.push(
+					`Applet Trigger (Automatic) chose ${chose}. An applet whose trigger is "${APPLET_NAMES.jsonPayload}" gets an empty JsonPayload on the other route. Set Options > Applet Trigger to your applet's trigger to always use its route.`,
+				);
+			}
+			return hints;
+		},
 	};
 }
 
+/**
+ * Batching windows, as n8n's HTTP Request node has them, from the first item's options: window w+1 starts `interval`
+ * ms after every item of window w has finished (so there are never more than `size` requests per interval). Items
+ * enter in index order, so no window waits on an unstarted one. At Stop or `end()` (a failed item stops the node)
+ * every window opens at once: the items still waiting go on, to be refused by the client, which stops sending too.
+ */
+function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
+	const options = getOptions(ctx, 0);
+	const size = readNumber(ctx, options, BATCH_SIZE, 0);
+	const interval =
+		options.batchSize === undefined && options.batchInterval === undefined
+			? 0
+			: readNumber(ctx, options, BATCH_INTERVAL, 0);
+	const count = ctx.getInputData().length;
+	const ended = new AbortController();
+	const end = () => ended.abort();
+	const over = new Promise<void>((resolve) =>
+		ended.signal.addEventListener('abort', () => resolve(), { once: true }),
+	);
+	const left: number[] = [];
+	const finished: Array<() => void> = [];
+	// gates[w]: window w + 1 may start
+	const gates: Array<Promise<void>> = [];
+	if (interval > 0) client.cancel.subscribe(end);
+	for (let w = 0; interval > 0 && w * size < count; w++) {
+		left.push(Math.min(size, count - w * size));
+		const done = new Promise<void>((resolve) => finished.push(resolve));
+		gates.push(Promise.race([done.then(async () => await wait(interval, ended.signal)), over]));
+	}
+	const window = (i: number) => Math.floor(i / size);
+	return {
+		enter: async (i: number) => await gates[window(i) - 1],
+		leave(i: number) {
+			if (interval > 0 && --left[window(i)] === 0) finished[window(i)]();
+		},
+		end,
+	};
+}
+
+/**
+ * Path, query and body of one call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes
+ * the route the Applet Trigger names; Automatic takes the web-request route unless the payload has fields that
+ * route ignores. Where the style keeps q and limit in the query string, they never decide the route.
+ */
+function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
+	const hasParams = Object.keys(request.params).length > 0;
+	const inBody = hasParams && request.paramsInBody && !routes.paramsInQuery;
+	const body = inBody ? { ...request.payload, ...request.params } : request.payload;
+	const kept = routes.webRequestFields;
+	const ignored = kept ? Object.keys(body).filter((k) => !kept.includes(k)) : [];
+	const json =
+		routes.jsonPayload !== undefined &&
+		(request.applet === 'jsonPayload' || (request.applet === 'auto' && ignored.length > 0));
+	const event = encodeURIComponent(request.event);
+	return {
+		path: (json ? routes.jsonPayload! : routes.webRequest).replace('{event}', () => event),
+		...(hasParams && !inBody ? { qs: request.params } : {}),
+		// JSON text, not an object: n8n copies an object body without the fields __proto__, constructor and
+		// prototype (and drops an empty one), which the payload may well have
+		body: JSON.stringify(body),
+		route: (json ? 'jsonPayload' : 'webRequest') as Route,
+		ignored,
+	};
+}
+
+/** What stops one item's call once the style is known (still before any call). */
+function callProblem(
+	ctx: IExecuteFunctions,
+	request: TriggerRequest,
+	routes: TriggerRoutes,
+	i: number,
+): Error | undefined {
+	if (routes.eventRequired && !request.event) {
+		return fieldError(
+			ctx,
+			'"Event"',
+			i,
+			'is empty, but IFTTT Webhooks needs an event name',
+			'IFTTT fires the applets of an event: give its name, e.g. door_opened (Trigger API is IFTTT Webhooks in the credential).',
+		);
+	}
+	if (request.applet !== 'webRequest' || routes.jsonPayload === undefined) return undefined;
+	const { ignored } = wireRequest(request, routes);
+	if (!ignored.length) return undefined;
+	const kept = listed(routes.webRequestFields ?? []);
+	return fieldError(
+		ctx,
+		'"Applet Trigger"',
+		i,
+		`is ${APPLET_NAMES.webRequest}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`,
+		`Send only ${kept}; or, if the applet's trigger is "${APPLET_NAMES.jsonPayload}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`,
+	);
+}
+
+/** "a", "a and b", "a, b and c" */
+function listed(names: string[]): string {
+	return names.length < 2
+		? names.join('')
+		: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
 /** The envelope's `data` (its fields, when it is an object) and `message`; an answer in text, as text. */
-function toOutput(response: ApiResponse): IDataObject {
-	const { data, message, statusCode, text } = response;
+function toOutput({ data, message, statusCode, text, cut }: ApiResponse): IDataObject {
 	if (text !== undefined)
-		return { accepted: true, statusCode, text, ...(response.cut ? { truncated: true } : {}) };
+		return { accepted: true, statusCode, text, ...(cut ? { truncated: true } : {}) };
 	const json: IDataObject = isPlainObject(data)
 		? { ...data }
-		: { data: data === undefined ? null : (data as IDataObject[string]) };
-	if (message !== undefined && !Object.prototype.hasOwnProperty.call(json, 'message'))
-		json.message = message;
+		: { data: (data ?? null) as IDataObject[string] };
+	if (message !== undefined && !('message' in json)) json.message = message;
 	return json;
 }

@@ -2,50 +2,24 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber } from '../shared/fields';
-import { fieldError, toText } from '../shared/validation';
-import { APPLET_TRIGGER, KEY_MODE, LIMIT, QUERY_IN, TOOL_EVENT } from './description';
-import { getPayload } from './payload';
-import type { AppletTrigger } from './route';
-
-/** Event names: letters, digits, "_", "-" and "." (what the best-known service of this kind accepts). */
-export const EVENT_PATTERN = /^[A-Za-z0-9_.-]+$/;
+import { getRequestSettings } from '../shared/options';
+import { fieldError, isPlainObject, toText } from '../shared/validation';
+import { APPLET_TRIGGER, KEY_MODE, LIMIT, PAYLOAD, QUERY_IN, TOOL_EVENT } from './description';
 
 /** Visible ASCII and spaces: anything else cannot be sent in an HTTP header. */
 const HEADER_VALUE = /^[\x20-\x7E]+$/;
 const MAX_IDEMPOTENCY_KEY = 255;
 
-/** A custom key that is unique per call and per item, for messages. */
 export const KEY_EXAMPLE = 'order-{{ $json.orderNumber }}';
 
 /** Everything one item sends, checked before anything is sent. */
-export interface TriggerRequest {
-	event: string;
-	/** The JSON payload, without q and limit */
-	payload: IDataObject;
-	/** q and limit, those given */
-	params: IDataObject;
-	/** Query In: JSON Body Fields */
-	paramsInBody: boolean;
-	headers: IDataObject;
-	idempotencyKey?: string;
-	/** Options > Applet Trigger (for a style with a JSON-payload route) */
-	applet: AppletTrigger;
-	/** As a tool: whether the model was asked for the Event (it may send none) */
-	eventFromModel: boolean;
-}
+export type TriggerRequest = ReturnType<typeof buildRequest>;
 
-/** Reads and checks the fields of one item and builds its request; throws a NodeOperationError naming the field. */
-export function buildRequest(
-	ctx: IExecuteFunctions,
-	i: number,
-	options: IDataObject = getOptions(ctx, i),
-): TriggerRequest {
+export function buildRequest(ctx: IExecuteFunctions, i: number) {
+	const options = getOptions(ctx, i);
 	// an AI agent's tool has its own Event field, which asks the model for the name
 	const asTool = ctx.getNodeParameter(TOOL_EVENT, i, null, { rawExpressions: true });
-	const raw =
-		asTool === null
-			? ctx.getNodeParameter('event', i, '')
-			: ctx.getNodeParameter(TOOL_EVENT, i, '');
+	const raw = ctx.getNodeParameter(asTool === null ? 'event' : TOOL_EVENT, i, '');
 	const event = toText(ctx, raw, 'Event', i);
 	if (/^\.+$/.test(event)) {
 		throw fieldError(
@@ -56,7 +30,8 @@ export function buildRequest(
 			'In an address "." and ".." stand for this folder and the one above it: the call would go to another address than {Trigger URL}/trigger/{Event}. Use a name such as door_opened.',
 		);
 	}
-	if (event && !EVENT_PATTERN.test(event)) {
+	// what the best-known service of this kind accepts
+	if (event && !/^[A-Za-z0-9_.-]+$/.test(event)) {
 		throw fieldError(
 			ctx,
 			'"Event"',
@@ -66,49 +41,28 @@ export function buildRequest(
 		);
 	}
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
-	const limit =
-		options.limit === undefined || options.limit === null || options.limit === ''
-			? undefined
-			: readNumber(ctx, options, LIMIT, i);
-	const idempotencyKey = getIdempotencyKey(ctx, options, i);
-
 	const params: IDataObject = {};
 	if (q) params.q = q;
-	if (limit !== undefined) params.limit = limit;
-	const headers: IDataObject = { 'Content-Type': 'application/json' };
-	if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+	if ((options.limit ?? '') !== '') params.limit = readNumber(ctx, options, LIMIT, i);
+	const idempotencyKey = getIdempotencyKey(ctx, options, i);
 	return {
 		event,
 		payload: getPayload(ctx, i),
 		params,
 		paramsInBody: readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body',
-		headers,
-		...(idempotencyKey ? { idempotencyKey } : {}),
+		idempotencyKey,
 		applet: readChoice(ctx, options.appletTrigger, APPLET_TRIGGER, i),
-		eventFromModel: hasFromAI(asTool),
+		// as a tool: whether the model was asked for the Event (it may send none)
+		eventFromModel: typeof asTool === 'string' && /\$fromAI\(/i.test(asTool),
+		settings: getRequestSettings(ctx, i, options),
 	};
-}
-
-/** Whether a raw parameter value asks the model for it (n8n's `$fromAI`, in any spelling n8n accepts). */
-function hasFromAI(raw: unknown): boolean {
-	return typeof raw === 'string' && /\$fromAI\(/i.test(raw);
 }
 
 const executionKeys = new WeakMap<object, string>();
 
-/** The execution's id; where there is none (some test runs), a random id for this node run. */
-function executionKey(ctx: IExecuteFunctions): string {
-	const id = ctx.getExecutionId();
-	if (id) return String(id);
-	let key = executionKeys.get(ctx);
-	if (!key) executionKeys.set(ctx, (key = randomUUID()));
-	return key;
-}
-
 /**
- * The Idempotency-Key of one item. Automatic: execution, node, run and item, so every call (each call of an AI
- * agent is a run of its own) and every item gets its own key, and n8n's Retry On Fail, which repeats the same run,
- * sends the same key again.
+ * Automatic: execution, node, run and item, so every call (each call of an AI agent is a run of its own) and every
+ * item gets its own key, and n8n's Retry On Fail, which repeats the same run, sends the same key again.
  */
 function getIdempotencyKey(
 	ctx: IExecuteFunctions,
@@ -124,8 +78,11 @@ function getIdempotencyKey(
 			: readChoice(ctx, options.idempotency, KEY_MODE, i);
 	if (mode === 'none') return undefined;
 	if (mode === 'auto') {
+		// some test runs have no execution id: a random one for this node run
+		let execution = String(ctx.getExecutionId() ?? '') || executionKeys.get(ctx);
+		if (!execution) executionKeys.set(ctx, (execution = randomUUID()));
 		const run = Number(ctx.evaluateExpression('={{ $runIndex }}', i)) || 0;
-		return `n8n-${executionKey(ctx)}-${ctx.getNode().id ?? 'node'}-${run}-${i}`;
+		return `n8n-${execution}-${ctx.getNode().id ?? 'node'}-${run}-${i}`;
 	}
 	if (!custom) {
 		throw fieldError(
@@ -146,4 +103,64 @@ function getIdempotencyKey(
 		);
 	}
 	return custom;
+}
+
+function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
+	const mode = readChoice(ctx, ctx.getNodeParameter('payload', i, PAYLOAD.default), PAYLOAD, i);
+	if (mode === 'none') return {};
+	if (mode === 'item') return ctx.getInputData()[i]?.json ?? {};
+	if (mode === 'fields') return getFields(ctx, i);
+	const raw = ctx.getNodeParameter('jsonBody', i, '{}');
+	if (typeof raw === 'string' && !raw.trim()) return {};
+	let value: unknown = raw;
+	try {
+		if (typeof raw === 'string') value = JSON.parse(raw);
+	} catch (error) {
+		throw fieldError(
+			ctx,
+			'"JSON"',
+			i,
+			`is not valid JSON: ${(error as Error).message}`,
+			'Check quotes and commas; an expression inside a string needs quotes around it, e.g. {"value1": "{{ $json.name }}"}.',
+		);
+	}
+	if (isPlainObject(value)) return value;
+	const kind = value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+	throw fieldError(
+		ctx,
+		'"JSON"',
+		i,
+		`must be a JSON object ({...}), not ${kind}`,
+		'Wrap other values in an object, e.g. {"items": [...]} or {"value1": 42}.',
+	);
+}
+
+function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
+	const rows = ctx.getNodeParameter('fields.values', i, []) as Array<{
+		name?: unknown;
+		value?: unknown;
+	}>;
+	const body: IDataObject = {};
+	rows.forEach((row, n) => {
+		const name = String(row.name ?? '').trim();
+		if (!name || Object.prototype.hasOwnProperty.call(body, name)) {
+			throw fieldError(
+				ctx,
+				'"Fields"',
+				i,
+				name ? `has the name "${name}" twice` : `has a field without a name (field ${n + 1})`,
+				name
+					? 'Each name may appear once in the JSON body.'
+					: 'Give every field a name, e.g. value1, or remove it.',
+			);
+		}
+		// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
+		Object.defineProperty(body, name, {
+			value: row.value ?? '',
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	});
+	return body;
 }

@@ -4,7 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { getLimit, getOptions, readChoice } from '../shared/fields';
 import { type ItemOperation, addHint } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
-import type { RequestSettings, TriptychClient } from '../shared/transport';
+import type { TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
 
@@ -12,66 +12,36 @@ import { ORDER, SORT_BY, type SortField } from './description';
  * The fields the quotes services give for each sort: Quotable's, then its rewrite's (quotable-nestjs). QuoteSlate
  * answers bare names and They Said So names with descriptions: neither has counts or dates.
  */
-export const SORT_FIELDS: Record<SortField, string[]> = {
+const SORT_FIELDS: Record<SortField, string[]> = {
 	name: ['name'],
 	quoteCount: ['quoteCount', 'quotesCount'],
 	dateAdded: ['dateAdded', 'createdAt'],
 	dateModified: ['dateModified', 'updatedAt'],
 };
 
-export interface TagSearch {
-	qs: IDataObject;
-	/** Search, as compared with tag names */
-	q?: string;
-	limit?: number;
-	/** Set when the user asked for an order: the node sorts the answer itself */
-	sort?: { by: SortField; order: 'asc' | 'desc' };
-	settings: RequestSettings;
-}
+/** Keys under which the services wrap their list (They Said So: contents.categories) */
+const ENVELOPES = ['results', 'tags', 'categories', 'data', 'contents'];
+
+/** Keys of an error body, never taken for a map of tag names */
+const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
 /** Per sort field, over a run: how many tags were sorted, and how many of them lacked the field */
 export type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
 
 /**
- * Quote Tags: GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself.
- *
- * The services ask for sorting in ways that contradict each other (Quotable takes sortBy=quoteCount, its rewrite
- * ignores that and takes quotesCount, and refuses any order but asc or desc; QuoteSlate takes nothing), and the
- * node cannot tell them apart before asking. So no sort parameter is sent: the node sorts the whole list, and sends
- * `limit` only when it keeps the service's order (a service that cut the list before sorting would lose tags).
+ * Quote Tags: GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself. The services ask for
+ * sorting in ways that contradict each other (Quotable takes sortBy=quoteCount, its rewrite ignores that and takes
+ * quotesCount, and refuses any order but asc or desc; QuoteSlate takes nothing), and the node cannot tell them apart
+ * before asking. So no sort parameter is sent: the node sorts the whole list, and sends `limit` only when it keeps
+ * the service's order (a service that cut the list before sorting would lose tags).
  */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 	tally: SortTally = {},
-): ItemOperation<TagSearch> {
+): ItemOperation<ReturnType<typeof readSearch>> {
 	return {
-		read(i) {
-			const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
-			const limit = getLimit(ctx, i);
-			const options = getOptions(ctx, i);
-			let sort: TagSearch['sort'];
-			if (options.sortBy !== undefined || options.order !== undefined) {
-				const by = readChoice(ctx, options.sortBy, SORT_BY, i);
-				const order =
-					options.order === undefined
-						? by === 'name'
-							? 'asc'
-							: 'desc'
-						: readChoice(ctx, options.order, ORDER, i);
-				sort = { by, order };
-			}
-			const qs: IDataObject = {};
-			if (q) qs.q = q;
-			if (limit !== undefined && !sort) qs.limit = limit;
-			return {
-				qs,
-				...(q ? { q: words(q) } : {}),
-				limit,
-				sort,
-				settings: getRequestSettings(ctx, i, options),
-			};
-		},
+		read: (i) => readSearch(ctx, i),
 
 		async run(search, i): Promise<INodeExecutionData[]> {
 			const response = await client.request(
@@ -106,22 +76,40 @@ export function quoteTagsOperation(
 	};
 }
 
-const LABELS: Record<SortField, string> = {
-	name: 'name',
-	quoteCount: 'quote count',
-	dateAdded: 'date added',
-	dateModified: 'date modified',
-};
+function readSearch(ctx: IExecuteFunctions, i: number) {
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+	const limit = getLimit(ctx, i);
+	const options = getOptions(ctx, i);
+	const by = readChoice(ctx, options.sortBy, SORT_BY, i);
+	const order =
+		options.order === undefined
+			? by === 'name'
+				? 'asc'
+				: 'desc'
+			: readChoice(ctx, options.order, ORDER, i);
+	const sort =
+		options.sortBy !== undefined || options.order !== undefined ? { by, order } : undefined;
+	const qs: IDataObject = {};
+	if (q) qs.q = q;
+	if (limit !== undefined && !sort) qs.limit = limit;
+	return {
+		qs,
+		q: words(q),
+		limit,
+		sort,
+		settings: getRequestSettings(ctx, i, options),
+	};
+}
 
-/** One execution hint for the run, when tags lacked the field they were sorted by. */
 export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
 	const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
 		const { sorted, lacking } = tally[by]!;
 		if (!lacking) return [];
 		const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
+		const label = SORT_BY.options.find((o) => o.value === by)!.name.toLowerCase();
 		return lacking === sorted
-			? `None of the ${sorted} tags has a ${LABELS[by]} (${fields}): this quotes service does not give one, so the tags keep its order.`
-			: `${lacking} of ${sorted} tags have no ${LABELS[by]} (${fields}): they come last.`;
+			? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
+			: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
 	});
 	if (lines.length) addHint(ctx, lines.join(' '));
 }
@@ -140,14 +128,12 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 		return Number.isNaN(time) ? String(value) : time;
 	};
 	const sign = order === 'asc' ? 1 : -1;
-	const keyed = tags.map((tag, index) => ({ tag, index, key: key(tag) }));
+	const keyed = tags.map((tag) => ({ tag, key: key(tag) }));
+	// Array.prototype.sort is stable: a 0 keeps the order the tags came in
 	keyed.sort((a, b) => {
-		if (a.key === undefined || b.key === undefined) {
-			return a.key === b.key ? a.index - b.index : a.key === undefined ? 1 : -1;
-		}
-		if (a.key < b.key) return -sign;
-		if (a.key > b.key) return sign;
-		return a.index - b.index;
+		if (a.key === undefined || b.key === undefined)
+			return Number(a.key === undefined) - Number(b.key === undefined);
+		return a.key < b.key ? -sign : a.key > b.key ? sign : 0;
 	});
 	keyed.forEach((entry, n) => (tags[n] = entry.tag));
 	return keyed.filter((entry) => entry.key === undefined).length;
@@ -166,9 +152,6 @@ function words(text: string): string {
 		.trim();
 }
 
-/** Keys of an error body, never taken for a map of tag names */
-const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
-
 /**
  * One object per tag, whatever the shape: a list of objects (Quotable, its rewrite) or of names (QuoteSlate), an
  * object of names and descriptions (They Said So), or one of those inside an envelope.
@@ -184,7 +167,7 @@ export function tagList(data: unknown, depth = 0): IDataObject[] | undefined {
 	)
 		return entries.map(([name, description]) => ({ name, description }));
 	if (depth < 2)
-		for (const key of ['results', 'tags', 'categories', 'data', 'contents']) {
+		for (const key of ENVELOPES) {
 			const inner = tagList(data[key], depth + 1);
 			if (inner) return inner;
 		}
