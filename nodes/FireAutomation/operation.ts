@@ -49,32 +49,41 @@ export function fireAutomationOperation(
 	let ignoredOption = false;
 	let ready: Promise<{ routes: TriggerRoutes; problems: unknown[] }> | undefined;
 	return {
-		read: (i) => (requests[i] = buildRequest(ctx, i)),
+		read(i) {
+			try {
+				return (requests[i] = buildRequest(ctx, i));
+			} catch (error) {
+				// an item that fails its fields (with Continue On Fail) never runs: its batch window does not wait for it
+				windows.leave(i);
+				throw error;
+			}
+		},
 
 		async run(request, i): Promise<INodeExecutionData[]> {
-			// The style is known only once the credential is read: what it needs is checked then, still before any
-			// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
-			ready ??= client.styleEntry('trigger').then((entry) => {
-				const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
-				const problems = requests.map(
-					(r, n) => !forModel(r, routes) && callProblem(ctx, r, routes, n),
-				);
-				return { routes, problems };
-			});
-			const { routes, problems } = await ready;
-			if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
-			const problem = stopOnFailure ? problems.find(Boolean) : problems[i];
-			if (problem) throw problem;
-			const wire = wireRequest(request, routes);
-			if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
-			else if (request.applet === 'auto') {
-				webFields = routes.webRequestFields ?? [];
-				taken[wire.route]++;
-				for (const field of wire.ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
-			}
-			await windows.enter(i);
 			let answered = false;
 			try {
+				// The style is known only once the credential is read: what it needs is checked then, still before any
+				// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
+				ready ??= client.styleEntry('trigger').then((entry) => {
+					const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
+					const problems = requests.map(
+						(r, n) => !forModel(r, routes) && callProblem(ctx, r, routes, n),
+					);
+					return { routes, problems };
+				});
+				const { routes, problems } = await ready;
+				answered = forModel(request, routes);
+				if (answered) return [{ json: { error: EVENT_FOR_MODEL } }];
+				const problem = stopOnFailure ? problems.find(Boolean) : problems[i];
+				if (problem) throw problem;
+				const wire = wireRequest(request, routes);
+				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
+				else if (request.applet === 'auto') {
+					webFields = routes.webRequestFields ?? [];
+					taken[wire.route]++;
+					for (const field of wire.ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
+				}
+				await windows.enter(i);
 				const response = await client.request(
 					{
 						service: 'trigger',
@@ -97,6 +106,7 @@ export function fireAutomationOperation(
 				answered = true;
 				return [{ json: toOutput(response) }];
 			} finally {
+				// every item leaves its window, answered or not
 				if (!answered && stopOnFailure) {
 					// the node stops: nothing more is sent, and no item waits out a Batch Interval for nothing
 					client.halt();

@@ -43,14 +43,14 @@ describe('concurrency', () => {
 	});
 
 	test('Concurrency 4: at most 4 in flight, and it does use 4', async () => {
-		server.setMode({ concurrencyProbe: true, delayMs: 40 });
+		server.setMode({ concurrencyProbe: true, delayMs: 300 });
 		const result = await runTrigger(
 			server,
 			{ event: 'e', payload: 'item', options: { concurrency: 4 } },
 			{ items: numbered(12) },
 		);
 		expect(result.workflowError).toBeUndefined();
-		// each request is held 40 ms, so 4 at once shows that 4 were sent together, and never more
+		// each request is held 300 ms (long, for a busy machine), so 4 at once shows that 4 were sent together
 		expect(server.maxInFlight).toBe(4);
 		expect(server.requests).toHaveLength(12);
 		expect(receivedN(result)).toEqual([...Array(12).keys()]);
@@ -234,6 +234,33 @@ describe('failures', () => {
 		expect(Date.now() - stoppedAt).toBeLessThan(4000);
 		expect(result.run.status).toBe('canceled');
 		expect(server.requests).toHaveLength(1);
+	});
+
+	test('with Continue On Fail and batching, an item with a wrong field is an error item; the windows after it go on', async () => {
+		const result = await runTrigger(
+			server,
+			{
+				// only dots: not an event name
+				event: '={{ $itemIndex === 1 ? ".." : "e" + $itemIndex }}',
+				options: { batchSize: 2, batchInterval: 20 },
+			},
+			{ items: numbered(5), extra: { continueOnFail: true } },
+		);
+		const out = result.output(NODE);
+		expect(out.map((o) => typeof o.json.error)).toEqual([
+			'undefined',
+			'string',
+			'undefined',
+			'undefined',
+			'undefined',
+		]);
+		expect(out[1].json.error).toContain('Event');
+		expect(server.requests.map((r) => r.path)).toEqual([
+			'/trigger/e0',
+			'/trigger/e2',
+			'/trigger/e3',
+			'/trigger/e4',
+		]);
 	});
 
 	test('with Continue On Fail and Concurrency 4: error items in place, all others delivered', async () => {

@@ -69,6 +69,13 @@ describe('IFTTT Webhooks style', () => {
 		expect(out[0]).toEqual(congratulations());
 		expect(out[1].error).toMatch(/"Event" is empty/);
 		expect(ifttt.deliveries).toHaveLength(1);
+
+		// while batching, the item refused does not hold the windows after it
+		const options = { batchSize: 1, batchInterval: 20 };
+		const batched = [...items, { event: 'door_opened' }];
+		const extra = { continueOnFail: true };
+		const later = outputOf(await fire({ ...params, options }, IFTTT, { items: batched, extra }));
+		expect(later.map((o) => o.error === undefined)).toEqual([true, false, true]);
 	});
 
 	test.each([
