@@ -52,10 +52,9 @@ export function fireAutomationOperation(
 		read(i) {
 			try {
 				return (requests[i] = buildRequest(ctx, i));
-			} catch (error) {
+			} finally {
 				// an item that fails its fields (with Continue On Fail) never runs: its batch window does not wait for it
-				windows.leave(i);
-				throw error;
+				if (!requests[i]) windows.leave(i);
 			}
 		},
 
