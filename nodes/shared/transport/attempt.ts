@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import { discard, readBody, tooLarge } from './body';
-import { cut, redactKey } from './errors';
+import { cut, redactKey } from './text';
 import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
 import { Stopper } from './stop';
 import { ENDED, wait } from './timing';
@@ -17,10 +17,7 @@ export interface AttemptSpec {
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[] | string;
 	headers?: IDataObject;
-	/**
-	 * `origin`: redirects are followed here, and only to that origin (requests that carry the API key).
-	 * `any`: n8n follows them wherever they go (image downloads, which never carry the key).
-	 */
+	/** `origin`: followed here, only to that origin (the key goes along); `any`: n8n follows them (images) */
 	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
 	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
 	timeout: number;
@@ -28,7 +25,6 @@ export interface AttemptSpec {
 	maxBytes: number;
 	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
 	cutOff?: boolean;
-	/** Stop in n8n's editor */
 	cancel?: Stopper;
 }
 
@@ -51,6 +47,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	const controller = new AbortController();
 	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
 	const ending = new Stopper();
+	const aborted = new Promise<typeof ABORTED>((resolve) =>
+		ending.subscribe(() => resolve(ABORTED)),
+	);
 	let reason: Failure | undefined;
 	let over = false;
 	const end = (failure: Failure) => {
@@ -63,7 +62,8 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
 	const timer = new Stopper();
 	void wait(spec.timeout, timer).then(() => {
-		if (!timer.aborted) end(timedOut(spec.timeout));
+		if (!timer.aborted)
+			end({ kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs: spec.timeout });
 	});
 
 	try {
@@ -86,7 +86,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			});
 			let answer: WireAnswer | typeof ABORTED;
 			try {
-				answer = (await raceAbort(pending, ending)) as WireAnswer | typeof ABORTED;
+				answer = (await Promise.race([aborted, pending])) as WireAnswer | typeof ABORTED;
 			} catch (error) {
 				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
 			}
@@ -163,27 +163,10 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	}
 }
 
-async function raceAbort<T>(promise: Promise<T>, ending: Stopper): Promise<T | typeof ABORTED> {
-	if (ending.aborted) return ABORTED;
-	let unsubscribe: () => void = () => undefined;
-	const aborted = new Promise<typeof ABORTED>((resolve) => {
-		unsubscribe = ending.subscribe(() => resolve(ABORTED));
-	});
-	try {
-		return await Promise.race([promise, aborted]);
-	} finally {
-		unsubscribe();
-	}
-}
-
 export function header(headers: IDataObject, name: string): string | undefined {
 	const value = headers[name] ?? headers[name.toLowerCase()];
 	if (value === undefined || value === null) return undefined;
 	return String(Array.isArray(value) ? value[0] : value);
-}
-
-function timedOut(timeoutMs: number): Failure {
-	return { kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs };
 }
 
 function canceled(): Failure {
@@ -191,16 +174,12 @@ function canceled(): Failure {
 }
 
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-]);
+const NOT_SENT_CODES = new Set(
+	'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
+);
 
 /** What went wrong on the wire, and whether the request may have reached the service. */
-export function networkFailure(error: unknown): Failure {
+function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
 	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');

@@ -4,7 +4,6 @@ import { isPlainObject } from '../validation';
 import { KEY_PARAMETER } from './services';
 
 /** What a service said, made fit to show: cut before any pattern runs on it, the key removed, shortened. */
-
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 /** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
@@ -12,26 +11,23 @@ export const MAX_TEXT = 4096;
 /** The shortest piece of the key that is removed where it stands alone: what a cut could leave of it. */
 const KEY_PIECE = 8;
 
-/** Text from a service, cut to `MAX_TEXT` (or `length`) characters. */
-export function cut(text: string, length = MAX_TEXT): string {
-	return text.length > length ? text.slice(0, length) : text;
-}
+export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
 
 /** The forms the key takes in text: as it is, URL-encoded, form-encoded, HTML-escaped (a page quoting it). */
 function keyForms(apiKey: string): string[] {
-	const forms = [
-		apiKey,
-		encodeURIComponent(apiKey),
-		new URLSearchParams({ k: apiKey }).toString().slice(2),
-		apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+	return [
+		...new Set([
+			apiKey,
+			encodeURIComponent(apiKey),
+			new URLSearchParams({ k: apiKey }).toString().slice(2),
+			apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+		]),
 	];
-	return [...new Set(forms)];
 }
 
 /**
- * Removes the API key from text that came from elsewhere: in each of its forms, and any piece of it of
- * `KEY_PIECE` characters or more (a cut made by the service, or by a limit, may have left part of it); keys shorter
- * than 4 characters are left, they would mangle the text. Also any `apikey=` query value and any Bearer token.
+ * Removes the API key from text: each of its forms, and any piece of `KEY_PIECE` characters or more (a cut may have
+ * left part of it); keys under 4 characters are left, they would mangle the text. Also `apikey=` values and Bearer tokens.
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
@@ -87,9 +83,8 @@ export function shown(text: string, redact: (text: string) => string, length = E
 }
 
 /**
- * A short excerpt of what a service said, fit for n8n's error panel: tags, scripts and styles dropped, a phrase
- * repeated back to back said once (error pages repeat their title as a heading), no word longer than 40
- * characters (so the panel can wrap it) and cut at a word boundary. The text is cut to `MAX_TEXT` first.
+ * A short excerpt for n8n's error panel: tags, scripts and styles dropped, a phrase repeated back to back said once
+ * (error pages repeat their title as a heading), no word past `LONGEST_WORD` (the panel must wrap), cut at a word.
  */
 export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 	let plain = cut(text)
