@@ -2,8 +2,7 @@ import { header } from './attempt';
 import { isPlainObject } from '../validation';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
-import type { Service } from './services';
-import { SERVICES, styleChoices } from './services';
+import { SERVICES, type Service, styleChoices } from './services';
 import { MAX_TEXT, cut, gist, isHtml, shown } from './text';
 import type { ApiResponse, Failure, RawResponse } from './types';
 

@@ -5,18 +5,14 @@ import { cut, redactKey } from './text';
 import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
 import { Stopper } from './stop';
 import { ENDED, wait } from './timing';
-import type { Failure, RawResponse, RedirectProblem } from './types';
+import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
 import { WireFailure } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
 export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
 
-export interface AttemptSpec {
+export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' | 'headers'> {
 	url: string;
-	method: IHttpRequestMethods;
-	qs?: IDataObject;
-	body?: IDataObject | IDataObject[] | string;
-	headers?: IDataObject;
 	/** `origin`: followed here, only to that origin (the key goes along); `any`: n8n follows them (images) */
 	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
 	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
@@ -103,19 +99,20 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			if (spec.redirects.follow === 'origin' && REDIRECT_STATUS.has(status) && location) {
 				discard(answer.body);
 				const next = resolveLocation(location, url);
+				const nextMethod = next && (redirectedMethod(status, method) as IHttpRequestMethods);
 				const problem: RedirectProblem | undefined = !next
 					? 'notAddress'
 					: next.origin !== spec.redirects.origin
 						? 'otherOrigin'
-						: redirectedMethod(status, method) === undefined
+						: !nextMethod
 							? 'dropsBody'
 							: next.href === spec.url || seen?.has(next.href)
 								? 'loop'
 								: hop >= MAX_REDIRECTS
 									? 'tooMany'
 									: undefined;
-				if (problem) {
-					const to = next?.href ?? location.slice(0, 2000);
+				const to = next?.href ?? location.slice(0, 2000);
+				if (problem)
 					return {
 						kind: 'redirect',
 						code: `HTTP ${status}`,
@@ -124,11 +121,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 						redirect: problem,
 						method,
 					};
-				}
 				(seen ??= new Set()).add(next!.href);
-				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;
 				if (nextMethod !== method) body = undefined;
-				method = nextMethod;
+				method = nextMethod!;
 				url = next!.href;
 				qs = undefined;
 				continue;

@@ -1,6 +1,5 @@
 import type { Stopper } from './stop';
-import type { Failure } from './types';
-import { WireFailure } from './types';
+import { type Failure, WireFailure } from './types';
 
 type Listener = (...args: unknown[]) => void;
 /** The part of a Node.js readable stream read here (n8n hands over axios' response stream). */

@@ -7,13 +7,11 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
-import type { AttemptSpec, Sender } from './attempt';
-import { attempt } from './attempt';
-import { apiError, failureError } from './errors';
+import { type AttemptSpec, type Sender, attempt } from './attempt';
+import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, type Run, limiterFor } from './limiter';
 import { baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
-import type { Outcome, RetryPolicy } from './retry';
-import { withRetries } from './retry';
+import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
@@ -32,6 +30,8 @@ export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseByte
 }
 
 type Retries = Pick<RetryPolicy, 'settings' | 'repeatable' | 'noRetryAdvice'>;
+/** A service's base address, its origin, and how requests go there (with the key or without) */
+type Target = { url: string; origin: string; send: Sender };
 
 /**
  * The one way the three nodes talk to their services. One client serves one node execution: it reads the
@@ -47,8 +47,7 @@ export class TriptychClient {
 	/** Stop, or the node stopping after a failed item: nothing more is started, waits end */
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
-	private readonly bases = new Map<Service, { url: string; origin: string }>();
-	private readonly senders = new Map<Service, Sender>();
+	private readonly targets = new Map<Service, Target>();
 	private theNode?: INode;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
@@ -90,18 +89,16 @@ export class TriptychClient {
 		settings: RequestSettings,
 		itemIndex: number,
 	): Promise<ApiResponse> {
-		const base = await this.base(req.service, itemIndex);
-		const url = req.url
-			? this.sameOrigin(req.url, base, req.service, itemIndex)
-			: base.url + (req.path ?? '');
-		const send = await this.sender(req.service);
+		const { service } = req;
+		const where: ErrorSite = { node: this.node, service, itemIndex, redact: this.redact };
+		const target = await this.target(service, itemIndex);
 		const spec: AttemptSpec = {
-			url,
+			url: req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? ''),
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
 			headers: { Accept: 'application/json', ...req.headers },
-			redirects: { follow: 'origin', origin: base.origin },
+			redirects: { follow: 'origin', origin: target.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
 			cutOff: req.acceptText,
@@ -109,15 +106,14 @@ export class TriptychClient {
 		};
 		const noRetryAdvice = req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE;
 		const outcome = await this.withRetries(
-			req.service,
+			service,
 			async () => {
-				const answer = await attempt(send, spec);
+				const answer = await attempt(target.send, spec);
 				return 'kind' in answer ? answer : checkJson(answer);
 			},
 			{ settings, repeatable: req.repeatable, noRetryAdvice },
 		);
 		const { attempts, gaveUp } = outcome;
-		const where = { node: this.node, service: req.service, itemIndex, redact: this.redact };
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
 		const answer = interpret(outcome.res, {
 			...where,
@@ -126,7 +122,7 @@ export class TriptychClient {
 			acceptText: req.acceptText,
 		});
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
-		if (this.apiKey.length >= 4 && send !== this.plain)
+		if (this.apiKey.length >= 4 && target.send !== this.plain)
 			answer.data = redactAll(answer.data, this.redact);
 		return answer;
 	}
@@ -165,21 +161,15 @@ export class TriptychClient {
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
-			const limiter =
-				name === 'images'
-					? new Limiter()
-					: limiterFor(
-							`${this.bases.get(name)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`,
-						);
+			const key = `${this.targets.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
+			const limiter = name === 'images' ? new Limiter() : limiterFor(key);
 			entry = { run, limiter };
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
 		}
+		const redact = this.redact;
 		const log = (text: string, meta: Record<string, unknown>) =>
-			this.ctx.logger.debug(
-				`Triptych: ${name}: ${this.redact(text)}`,
-				redactAll(meta, this.redact),
-			);
+			this.ctx.logger.debug(`Triptych: ${name}: ${redact(text)}`, redactAll(meta, redact));
 		const outcome = await withRetries(send, { ...retries, ...entry, log });
 		this.announcedMs += outcome.announcedMs;
 		return outcome;
@@ -192,9 +182,9 @@ export class TriptychClient {
 		return credentials;
 	}
 
-	/** The service's base address, validated, without trailing slashes, and its origin. */
-	private async base(service: Service, itemIndex: number) {
-		const known = this.bases.get(service);
+	/** The service's base address (validated, without trailing slashes), its origin, and how to send there. */
+	private async target(service: Service, itemIndex: number): Promise<Target> {
+		const known = this.targets.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
 		const checked = baseOf(credentials, service);
@@ -204,18 +194,9 @@ export class TriptychClient {
 				description,
 			});
 		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials, service));
-		const base = { url: checked.url, origin: originOf(checked.url) };
-		const { problem } = keyRule(credentials, base.origin);
-		if (problem) throw fail([`The API key cannot be sent to ${base.origin}`, problem]);
-		this.bases.set(service, base);
-		return base;
-	}
-
-	private async sender(service: Service): Promise<Sender> {
-		const known = this.senders.get(service);
-		if (known) return known;
-		const credentials = await this.getCredentials();
-		if (!sendsKey(credentials, service)) return this.plain;
+		const origin = originOf(checked.url);
+		const { problem } = keyRule(credentials, origin);
+		if (problem) throw fail([`The API key cannot be sent to ${origin}`, problem]);
 		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
 		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
 		const credentialsDecrypted = {
@@ -224,42 +205,30 @@ export class TriptychClient {
 			type: CREDENTIALS_TYPE,
 			data: credentials as ICredentialDataDecryptedObject,
 		};
-		const send: Sender = async (options) =>
+		const authenticated: Sender = async (options) =>
 			await this.ctx.helpers.httpRequestWithAuthentication.call(
 				this.ctx,
 				CREDENTIALS_TYPE,
 				options,
 				{ credentialsDecrypted },
 			);
-		this.senders.set(service, send);
-		return send;
+		const send = sendsKey(credentials, service) ? authenticated : this.plain;
+		const target = { url: checked.url, origin, send };
+		this.targets.set(service, target);
+		return target;
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
-	private sameOrigin(
-		link: string,
-		base: { url: string; origin: string },
-		service: Service,
-		itemIndex: number,
-	): string {
+	private sameOrigin(link: string, base: Target, where: ErrorSite): string {
 		const target = resolveLink(link, base.url);
 		if (target?.origin === base.origin) return target.toString();
-		const { label, name } = SERVICES[service];
+		const { label, name } = SERVICES[where.service];
 		const [message, description] = target
 			? [
 					`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
 					`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
 				]
 			: [`The ${name} sent a next-page link that is not an address`, link.slice(0, 200)];
-		const { node, redact } = this;
-		throw apiError({
-			node,
-			service,
-			itemIndex,
-			message,
-			description,
-			details: { message },
-			redact,
-		});
+		throw apiError({ ...where, message, description, details: { message } });
 	}
 }

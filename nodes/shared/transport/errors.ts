@@ -4,8 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { MAX_WAIT_MS } from './limiter';
 import { MAX_REDIRECTS, originOf } from './origin';
 import type { GaveUp } from './retry';
-import type { Service } from './services';
-import { SERVICES } from './services';
+import { SERVICES, type Service } from './services';
 import { redactAll } from './text';
 import type { Failure, RedirectProblem } from './types';
 
@@ -47,30 +46,25 @@ interface ErrorParts extends ErrorSite {
 }
 
 export function apiError(parts: ErrorParts): NodeApiError {
-	const { redact } = parts;
-	return new NodeApiError(
-		parts.node,
-		redactAll(
-			{ ...parts.details, ...(parts.httpCode ? { httpCode: parts.httpCode } : {}) },
-			redact,
-		) as JsonObject,
-		{
-			message: redact(`${parts.message} [item ${parts.itemIndex}]`),
-			description: redact(parts.description),
-			httpCode: parts.httpCode,
-			itemIndex: parts.itemIndex,
-		},
-	);
+	const { redact, httpCode, itemIndex } = parts;
+	const details = { ...parts.details, ...(httpCode ? { httpCode } : {}) };
+	return new NodeApiError(parts.node, redactAll(details, redact) as JsonObject, {
+		message: redact(`${parts.message} [item ${itemIndex}]`),
+		description: redact(parts.description),
+		httpCode,
+		itemIndex,
+	});
 }
 
-/** What a failure is said as: `what` names the other side ("the museum service", "the image host"). */
+/**
+ * What a failure is said as: `what` names the other side ("the image host"), `label` the credential field to check
+ * (when there is one), `sizeOption` the option that sets `maxBytes`.
+ */
 export interface Wording {
 	what: string;
-	/** The credential field to check, when there is one */
 	label?: string;
 	timeout: number;
 	maxBytes: number;
-	/** The option that sets `maxBytes`, as the panel names it */
 	sizeOption: string;
 }
 
@@ -191,6 +185,4 @@ function megabytes(bytes: number): string {
 	return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
 }
 
-function seconds(ms: number): string {
-	return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

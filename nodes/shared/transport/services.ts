@@ -5,14 +5,11 @@ import type { IDataObject } from 'n8n-workflow';
  * A service is one entry here plus its node; a new key style is one entry in `styles`.
  */
 export const CREDENTIALS_TYPE = 'triptychApi';
-
 export type Service = 'trigger' | 'museum' | 'quotes';
-
 export type Style = 'generic' | 'harvard' | 'iftttWebhooks';
 
 /** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
 export const KEY_PARAMETER = 'apikey';
-
 /** How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, or URL-encoded after `after` */
 export type KeyPlacement = { in: 'bearer' } | { in: 'query' } | { in: 'path'; after: string[] };
 
@@ -35,9 +32,9 @@ export interface StyleEntry {
 
 /** How a trigger service style takes a call (Fire Automation reads it; the node never names a style). */
 export interface TriggerRoutes {
-	/** The path of a call below the Trigger URL; `{event}` stands for the URL-encoded Event */
+	/** The path of a call below the Trigger URL (`{event}`: the URL-encoded Event); `jsonPayload` hands the whole
+	 * JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
 	webRequest: string;
-	/** A second route that hands the whole JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
 	jsonPayload?: string;
 	/** The body fields the web-request route passes on, when it ignores any other */
 	webRequestFields?: string[];
@@ -58,7 +55,7 @@ interface ServiceEntry {
 	name: string;
 	placeholder: string;
 	description: string;
-	/** The credential Test reports the services in the order of their rank */
+	/** The order of the services in the credential Test's report */
 	testRank: number;
 	/** The credential field that chooses how the service takes the key, when there is a choice */
 	styleField?: string;

@@ -3,11 +3,9 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 import type { Service } from './services';
 import type { Stopper } from './stop';
 
-/** How one node call talks to a service; times in milliseconds. */
+/** The node options of a call (times in ms). `timeout` bounds a whole attempt; `maxAttempts` counts the first. */
 export interface RequestSettings {
-	/** Time limit of one whole attempt: connecting, headers and the full body */
 	timeout: number;
-	/** Attempts in all, the first one included (1 = never retry) */
 	maxAttempts: number;
 	/** First backoff delay; doubled on each retry, with jitter */
 	retryDelay: number;
@@ -19,9 +17,8 @@ export interface RequestSettings {
 export interface ApiRequest {
 	service: Service;
 	method: IHttpRequestMethods;
-	/** Path below the service's base address, e.g. `/tags` */
+	/** Below the service's base address, e.g. `/tags`; or `url`, a next-page link on its own origin */
 	path?: string;
-	/** Absolute address on the service's own origin (a next-page link it handed out) */
 	url?: string;
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[] | string;
@@ -31,17 +28,16 @@ export interface ApiRequest {
 	 * retried only when it certainly did not reach the service (connection refused, DNS failure, 429).
 	 */
 	repeatable: boolean;
-	/** Shown when a request that is not repeatable was not retried: why, and how to make retries safe */
+	/** Shown when a request that is not repeatable was not retried: how to make retries safe */
 	noRetryAdvice?: string;
 	/** Whether a 2xx answer that is not JSON is a success (in `ApiResponse.text`) rather than an error */
 	acceptText?: boolean;
 }
 
 export interface ApiResponse {
-	/** The envelope's `data`, or the whole body when the service sent no envelope */
+	/** The envelope's `data` (and `message`), or the whole body; `text`: a 2xx that is not JSON, maybe `cut` */
 	data: unknown;
 	message?: string;
-	/** A 2xx answer that is not JSON, for `acceptText`; `cut` when only its beginning is here */
 	text?: string;
 	cut?: boolean;
 	statusCode: number;
@@ -56,7 +52,7 @@ export interface RawResponse {
 	body: Buffer;
 	/** The address that answered (after same-origin redirects) */
 	url: string;
-	/** The body parsed as JSON, when it was JSON (parsed once, where the transfer is checked for completeness) */
+	/** The body parsed as JSON, when it was JSON (by checkJson, which also checks the transfer is complete) */
 	json?: { value: unknown };
 	/** The body is the first `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff) */
 	cut?: boolean;
@@ -105,12 +101,12 @@ export interface Ticket {
 	seq: number;
 }
 
-/** One node run's side: its Concurrency cap, its requests in flight and waiting, and its Stop. */
+/** One node run's side: its Concurrency cap, its Stop, its requests in flight and those waiting for a slot. */
 export interface Run {
 	readonly max: number;
 	readonly stop: Stopper;
 	inFlight: number;
-	/** Requests waiting for a slot: called with true when given one, false when the run stopped */
+	/** Called with true when given a slot, false when the run stopped */
 	readonly queue: Array<(granted: boolean) => void>;
 }
 
