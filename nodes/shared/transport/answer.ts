@@ -15,15 +15,9 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 		return { ...res, json: { value: JSON.parse(raw) } };
 	} catch (error) {
 		const text = raw.trim();
-		if (isOk(res.statusCode) && /^[[{]/.test(text) && isCutOff(text, error as Error)) {
-			return {
-				kind: 'broken',
-				code: 'ETRUNCATED',
-				detail: `the JSON ends after ${res.body.length} bytes, before it is complete`,
-				sent: true,
-			};
-		}
-		return res;
+		if (!isOk(res.statusCode) || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
+		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
+		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
 	}
 }
 

@@ -34,10 +34,8 @@ interface WireAnswer {
 }
 
 /**
- * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. Its time limit (n8n's `sleep`: nodes may not use timers) ends the wait for headers, every redirect hop
- * and the body read, and reaches n8n's HTTP client through `abortSignal` where n8n passes it on (for authenticated
- * requests n8n applies its own Stop signal instead: an answer that arrives late is thrown away).
+ * One attempt, bounded in time and size: resolves to the answer or to what went wrong, never rejects. Its deadline
+ * reaches n8n's HTTP client through `abortSignal` where n8n passes it on; else a late answer is thrown away.
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();

@@ -29,15 +29,12 @@ export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseByte
 	maxBytes: number;
 }
 
-type Retries = Pick<RetryPolicy, 'settings' | 'repeatable' | 'noRetryAdvice'>;
 /** A service's base address, its origin, and how requests go there (with the key or without) */
 type Target = { url: string; origin: string; send: Sender };
 
 /**
- * The one way the three nodes talk to their services. One client serves one node execution: it reads the
- * credentials once, takes turns at the limiter all runs in the process share per service (origin and credential),
- * and sends through n8n's request helpers (so proxies and n8n's settings apply), with the API key only on requests
- * to the service's own origin.
+ * The one way the nodes talk to their services, one client per node execution. It sends through n8n's request
+ * helpers (so proxies and n8n's settings apply), with the API key only on requests to the service's own origin.
  */
 export class TriptychClient {
 	private credentials?: Promise<IDataObject>;
@@ -156,7 +153,7 @@ export class TriptychClient {
 	private async withRetries(
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
-		retries: Retries,
+		retries: Omit<RetryPolicy, 'limiter' | 'run' | 'log'>,
 	): Promise<Outcome> {
 		let entry = this.runs.get(name);
 		if (!entry) {

@@ -56,10 +56,7 @@ export function apiError(parts: ErrorParts): NodeApiError {
 	});
 }
 
-/**
- * What a failure is said as: `what` names the other side ("the image host"), `label` the credential field to check
- * (when there is one), `sizeOption` the option that sets `maxBytes`.
- */
+/** `what`: the other side ("the image host"); `label`: the credential field to check; `sizeOption` sets maxBytes */
 export interface Wording {
 	what: string;
 	label?: string;

@@ -59,16 +59,11 @@ export async function withRetries(
 		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - announcedMs;
 		const turn = await limiter.acquire(run, settings.maxRetryWait - waited, announceLeft);
 		if (!turn.ok) {
+			const { why, waitMs } = turn;
 			const failure: Failure =
-				turn.why === 'stopped'
+				why === 'stopped'
 					? { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason }
-					: {
-							kind: 'paused',
-							code: 'HTTP 429',
-							sent: false,
-							waitMs: turn.waitMs,
-							quota: turn.why === 'quota',
-						};
+					: { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
 			return { failure, attempts: attempt - 1, announcedMs };
 		}
 		announcedMs += turn.announcedMs;

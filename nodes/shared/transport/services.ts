@@ -43,10 +43,8 @@ export interface TriggerRoutes {
 	paramsInQuery?: boolean;
 }
 
-/**
- * How the credential Test reads the answer: `json` a JSON answer; `reachable` any answer below 500 (all a trigger
- * service's root can show without firing); `keyPage` IFTTT's page for the key (2xx: known, 404: not).
- */
+/** How the Test reads the answer: `json` a JSON answer; `reachable` any below 500 (all a trigger root shows
+ * without firing); `keyPage` IFTTT's page for the key (2xx: known, 404: not). */
 type TestVerdict = 'json' | 'reachable' | 'keyPage';
 
 interface ServiceEntry {
