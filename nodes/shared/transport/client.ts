@@ -21,9 +21,6 @@ import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-const DEFAULT_NO_RETRY_ADVICE =
-	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
-
 /** Limits of one image download (never authenticated). */
 export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
 	maxBytes: number;
@@ -101,23 +98,18 @@ export class TriptychClient {
 			cutOff: req.acceptText,
 			cancel: this.stopped,
 		};
-		const noRetryAdvice = req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE;
+		const { repeatable, noRetryAdvice, acceptText } = req;
 		const outcome = await this.withRetries(
 			service,
 			async () => {
 				const answer = await attempt(target.send, spec);
 				return 'kind' in answer ? answer : checkJson(answer);
 			},
-			{ settings, repeatable: req.repeatable, noRetryAdvice },
+			{ settings, repeatable, noRetryAdvice },
 		);
 		const { attempts, gaveUp } = outcome;
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
-		const answer = interpret(outcome.res, {
-			...where,
-			attempts,
-			gaveUp,
-			acceptText: req.acceptText,
-		});
+		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
 		if (this.apiKey.length >= 4 && target.send !== this.plain)
 			answer.data = redactAll(answer.data, this.redact);
@@ -140,7 +132,6 @@ export class TriptychClient {
 		return await this.withRetries('images', async () => await attempt(this.plain, spec), {
 			settings: { ...settings, maxResponseBytes: settings.maxBytes },
 			repeatable: true,
-			noRetryAdvice: DEFAULT_NO_RETRY_ADVICE,
 		});
 	}
 

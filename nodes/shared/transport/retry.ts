@@ -24,6 +24,9 @@ export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
 /** Failures no retry can mend. */
 const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused'];
 
+const DEFAULT_NO_RETRY_ADVICE =
+	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
+
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
 export interface GaveUp {
 	unsafe: boolean;
@@ -37,9 +40,8 @@ export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	gaveUp?: GaveUp;
 };
 
-export interface RetryPolicy extends Pick<ApiRequest, 'repeatable'> {
+export interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 	settings: RequestSettings;
-	noRetryAdvice: string;
 	limiter: Limiter;
 	run: Run;
 	log(text: string, meta: Record<string, unknown>): void;
@@ -91,7 +93,7 @@ export async function withRetries(
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
 		let gaveUp: GaveUp | undefined;
 		if (status !== 429 && !(failure && !failure.sent) && !policy.repeatable)
-			gaveUp = { unsafe: true, text: policy.noRetryAdvice };
+			gaveUp = { unsafe: true, text: policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE };
 		else if (counted >= settings.maxAttempts) gaveUp = { unsafe: false, text: tries };
 		else if (rateLimited >= MAX_RATE_LIMITED)
 			gaveUp = { unsafe: false, text: `${tries}: refused ${rateLimited} times with HTTP 429` };
