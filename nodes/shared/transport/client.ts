@@ -21,7 +21,6 @@ import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-/** Limits of one image download (never authenticated). */
 export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
 	maxBytes: number;
 }

@@ -122,7 +122,6 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 	}
 }
 
-/** Why a redirect was not followed, with where it pointed. */
 function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
 	let path = to;

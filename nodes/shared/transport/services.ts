@@ -189,7 +189,6 @@ export function unknownStyle(credentials: IDataObject, service: Service): string
 	return `The ${styleChoices(service)} in the Triptych API credentials holds an unknown value, "${String(chosen)}": choose one of these.`;
 }
 
-/** Whether the credential sends the key to this service at all. */
 export function sendsKey(credentials: IDataObject, service: Service): boolean {
 	const { keySwitch } = SERVICES[service];
 	return !keySwitch || credentials[keySwitch.name] === true;

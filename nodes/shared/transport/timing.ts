@@ -14,7 +14,6 @@ const HTTP_DATES = [
 	new RegExp(`^${DAY} ${MONTH} (?<d> \\d|\\d{2}) ${TIME} (?<y>\\d{4})$`),
 ];
 
-/** The time an HTTP date names, or undefined when it is none of the three forms. */
 function httpDate(text: string): number | undefined {
 	const g = HTTP_DATES.map((pattern) => pattern.exec(text)?.groups).find(Boolean);
 	if (!g) return undefined;

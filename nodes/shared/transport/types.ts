@@ -58,7 +58,6 @@ export interface RawResponse {
 	cut?: boolean;
 }
 
-/** Why a redirect was not followed. */
 export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 
 /**
