@@ -1,17 +1,12 @@
-import type { INode } from 'n8n-workflow';
-
 import { header } from './attempt';
 import { isPlainObject } from '../validation';
-import { MAX_TEXT, apiError, cut, gist, hint, isHtml, shown } from './errors';
+import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
-import type { Service } from './services';
-import { SERVICES, styleChoices } from './services';
+import { SERVICES, type Service, styleChoices } from './services';
+import { MAX_TEXT, cut, gist, isHtml, shown } from './text';
 import type { ApiResponse, Failure, RawResponse } from './types';
 
-/**
- * Parses a JSON answer once, where the transfer is still being judged: a 2xx whose JSON stops halfway is a broken
- * transfer (retried like a dropped connection), not a service that speaks something else.
- */
+/** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
 export function checkJson(res: RawResponse): RawResponse | Failure {
 	if (res.cut) return res;
 	const raw = res.body.toString('utf8');
@@ -19,17 +14,10 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 	try {
 		return { ...res, json: { value: JSON.parse(raw) } };
 	} catch (error) {
-		const ok = res.statusCode >= 200 && res.statusCode < 300;
 		const text = raw.trim();
-		if (ok && /^[[{]/.test(text) && isCutOff(text, error as Error)) {
-			return {
-				kind: 'broken',
-				code: 'ETRUNCATED',
-				detail: `the JSON ends after ${res.body.length} bytes, before it is complete`,
-				sent: true,
-			};
-		}
-		return res;
+		if (!isOk(res.statusCode) || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
+		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
+		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
 	}
 }
 
@@ -65,12 +53,9 @@ export function extractMessage(
 }
 
 /**
- * What an answer is, judged once (the nodes and the credential Test read this):
- * - `data`: a 2xx JSON answer, or an envelope with status "success" (`data` and `message` unwrapped);
- * - `text`: a 2xx answer that is not JSON (a success only for requests that accept text);
- * - `page`: a non-2xx answer that is not JSON (`html` when it is a web page);
- * - `refused`: a JSON answer that reports a failure (HTTP status, or an envelope's "fail"/"error").
- * `said` is what the service said, cut, redacted and shortened.
+ * What an answer is, judged once for the nodes and the credential Test: `data` (2xx JSON, or a "success" envelope
+ * unwrapped), `text` (2xx, not JSON), `page` (non-2xx, not JSON) or `refused` (JSON reporting a failure by its HTTP
+ * status or an envelope's "fail"/"error"). `said`: what the service said, cut, redacted and shortened.
  */
 export type Judgement =
 	| { kind: 'data'; data: unknown; message?: string }
@@ -79,8 +64,7 @@ export type Judgement =
 	| { kind: 'refused'; envelope?: string; said: string };
 
 export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
-	const status = res.statusCode;
-	const ok = status >= 200 && status < 300;
+	const ok = isOk(res.statusCode);
 	if (!res.json) {
 		const text = res.body.toString('utf8');
 		if (!text.trim() && ok) return { kind: 'data', data: undefined };
@@ -100,14 +84,9 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 	return { kind: 'refused', envelope: envelope?.status, said };
 }
 
-/** How an answer is read for a node: its item, what went before, and whether text is a success. */
-export interface Reading {
-	node: INode;
-	service: Service;
-	itemIndex: number;
+interface Reading extends ErrorSite {
 	attempts: number;
 	gaveUp?: GaveUp;
-	redact: (text: string) => string;
 	acceptText?: boolean;
 }
 
@@ -115,67 +94,65 @@ export interface Reading {
 export function interpret(res: RawResponse, r: Reading): ApiResponse {
 	const { label, name } = SERVICES[r.service];
 	const status = res.statusCode;
-	const ok = status >= 200 && status < 300;
 	const judged = judge(res, r.redact);
 	const answer = { statusCode: status, headers: res.headers, attempts: r.attempts };
 	if (judged.kind === 'data') return { ...answer, data: judged.data, message: judged.message };
-	if (judged.kind === 'text' && r.acceptText)
-		return {
-			...answer,
-			data: undefined,
-			text: r.redact(judged.text),
-			...(res.cut ? { cut: true } : {}),
-		};
+	if (judged.kind === 'text' && r.acceptText) {
+		const text = r.redact(judged.text);
+		return { ...answer, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
+	}
 	const { gaveUp } = r;
-	const after = gaveUp ? (gaveUp.unsafe ? gaveUp.text : `(${gaveUp.text})`) : '';
-	if (judged.kind !== 'refused') {
-		const text = judged.kind === 'text' ? shown(judged.text, r.redact) : judged.said;
-		const contentType =
-			judged.kind === 'page' ? judged.contentType : (header(res.headers, 'content-type') ?? '');
-		const kind =
-			judged.kind === 'page' && judged.html
-				? 'an HTML page'
-				: /json/i.test(contentType)
-					? 'malformed JSON'
-					: `a body that is not JSON (${cut(contentType, 100) || 'no content type'})`;
-		const message = `The ${name} answered HTTP ${status} with ${kind}${text ? `: "${text}"` : ''}`;
-		const fix = ok
-			? `Check the ${label} in the Triptych API credentials: it must point at the API itself, not a web page.`
-			: hint(String(status), label);
+	const httpCode = String(status);
+	const after = gaveUp ? (gaveUp.unsafe ? ` ${gaveUp.text}` : ` (${gaveUp.text})`) : '';
+	if (judged.kind === 'refused') {
+		const { envelope, said } = judged;
+		const answered = envelope && envelope !== 'success' ? `status "${envelope}"` : `HTTP ${status}`;
+		const summary = `The ${name} answered ${answered}${said ? `: ${said}` : ''}`;
+		const advice =
+			status === 401
+				? keyAdvice(r.service)
+				: isOk(status)
+					? `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`
+					: hint(httpCode, label);
 		throw apiError({
 			...r,
-			message,
-			description: [fix, after].filter(Boolean).join(' '),
-			httpCode: String(status),
-			details: { message: `${message}.`, contentType: cut(contentType, 100), excerpt: text },
+			message: `${summary}${isOk(status) ? ` (HTTP ${status})` : ''}`,
+			description: gaveUp?.unsafe
+				? `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${gaveUp.text}`
+				: advice + after,
+			httpCode,
+			details: { message: said || summary },
 		});
 	}
-	const said = judged.said;
-	const summary =
-		judged.envelope && judged.envelope !== 'success'
-			? `The ${name} answered status "${judged.envelope}"${said ? `: ${said}` : ''}`
-			: `The ${name} answered HTTP ${status}${said ? `: ${said}` : ''}`;
-	let description = ok
-		? `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`
-		: hint(String(status), label);
-	if (status === 401) description = keyAdvice(r.service);
-	if (gaveUp?.unsafe)
-		description = `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${gaveUp.text}`;
-	else if (gaveUp) description += ` ${after}`;
+	const text = judged.kind === 'text' ? shown(judged.text, r.redact) : judged.said;
+	const contentType =
+		judged.kind === 'page' ? judged.contentType : (header(res.headers, 'content-type') ?? '');
+	const kind =
+		judged.kind === 'page' && judged.html
+			? 'an HTML page'
+			: /json/i.test(contentType)
+				? 'malformed JSON'
+				: `a body that is not JSON (${cut(contentType, 100) || 'no content type'})`;
+	const message = `The ${name} answered HTTP ${status} with ${kind}${text ? `: "${text}"` : ''}`;
+	const fix = isOk(status)
+		? `Check the ${label} in the Triptych API credentials: it must point at the API itself, not a web page.`
+		: hint(httpCode, label);
 	throw apiError({
 		...r,
-		message: `${summary}${ok ? ` (HTTP ${status})` : ''}`,
-		description,
-		httpCode: String(status),
-		details: { message: said || summary },
+		message,
+		description: fix + after,
+		httpCode,
+		details: { message: `${message}.`, contentType: cut(contentType, 100), excerpt: text },
 	});
 }
 
 /** What to check when a service refuses the key: the key, and how the credential sends it to this service. */
-export function keyAdvice(service: Service): string {
+function keyAdvice(service: Service): string {
 	const { keySwitch, label, name, styleField } = SERVICES[service];
 	if (keySwitch)
 		return `The ${name} asks for a key: turn on "${keySwitch.displayName}" in the Triptych API credentials, and check the API Key.`;
 	if (!styleField) return hint('401', label);
 	return `Check the API Key in the Triptych API credentials, and its ${styleChoices(service)}: how the service takes the key.`;
 }
+
+const isOk = (status: number) => status >= 200 && status < 300;

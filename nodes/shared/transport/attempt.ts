@@ -1,26 +1,19 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import { discard, readBody, tooLarge } from './body';
-import { cut, redactKey } from './errors';
+import { cut, redactKey } from './text';
 import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
 import { Stopper } from './stop';
 import { ENDED, wait } from './timing';
-import type { Failure, RawResponse, RedirectProblem } from './types';
+import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
 import { WireFailure } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
 export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
 
-export interface AttemptSpec {
+export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' | 'headers'> {
 	url: string;
-	method: IHttpRequestMethods;
-	qs?: IDataObject;
-	body?: IDataObject | IDataObject[] | string;
-	headers?: IDataObject;
-	/**
-	 * `origin`: redirects are followed here, and only to that origin (requests that carry the API key).
-	 * `any`: n8n follows them wherever they go (image downloads, which never carry the key).
-	 */
+	/** `origin`: followed here, only to that origin (the key goes along); `any`: n8n follows them (images) */
 	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
 	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
 	timeout: number;
@@ -28,7 +21,6 @@ export interface AttemptSpec {
 	maxBytes: number;
 	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
 	cutOff?: boolean;
-	/** Stop in n8n's editor */
 	cancel?: Stopper;
 }
 
@@ -42,15 +34,16 @@ interface WireAnswer {
 }
 
 /**
- * One attempt of a request, bounded in time and size: resolves to the answer or to what went wrong; it never
- * rejects. Its time limit (n8n's `sleep`: nodes may not use timers) ends the wait for headers, every redirect hop
- * and the body read, and reaches n8n's HTTP client through `abortSignal` where n8n passes it on (for authenticated
- * requests n8n applies its own Stop signal instead: an answer that arrives late is thrown away).
+ * One attempt, bounded in time and size: resolves to the answer or to what went wrong, never rejects. Its deadline
+ * reaches n8n's HTTP client through `abortSignal` where n8n passes it on; else a late answer is thrown away.
  */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();
 	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
 	const ending = new Stopper();
+	const aborted = new Promise<typeof ABORTED>((resolve) =>
+		ending.subscribe(() => resolve(ABORTED)),
+	);
 	let reason: Failure | undefined;
 	let over = false;
 	const end = (failure: Failure) => {
@@ -63,7 +56,8 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
 	const timer = new Stopper();
 	void wait(spec.timeout, timer).then(() => {
-		if (!timer.aborted) end(timedOut(spec.timeout));
+		if (!timer.aborted)
+			end({ kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs: spec.timeout });
 	});
 
 	try {
@@ -86,7 +80,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			});
 			let answer: WireAnswer | typeof ABORTED;
 			try {
-				answer = (await raceAbort(pending, ending)) as WireAnswer | typeof ABORTED;
+				answer = (await Promise.race([aborted, pending])) as WireAnswer | typeof ABORTED;
 			} catch (error) {
 				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
 			}
@@ -103,19 +97,20 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			if (spec.redirects.follow === 'origin' && REDIRECT_STATUS.has(status) && location) {
 				discard(answer.body);
 				const next = resolveLocation(location, url);
+				const nextMethod = next && (redirectedMethod(status, method) as IHttpRequestMethods);
 				const problem: RedirectProblem | undefined = !next
 					? 'notAddress'
 					: next.origin !== spec.redirects.origin
 						? 'otherOrigin'
-						: redirectedMethod(status, method) === undefined
+						: !nextMethod
 							? 'dropsBody'
 							: next.href === spec.url || seen?.has(next.href)
 								? 'loop'
 								: hop >= MAX_REDIRECTS
 									? 'tooMany'
 									: undefined;
-				if (problem) {
-					const to = next?.href ?? location.slice(0, 2000);
+				const to = next?.href ?? location.slice(0, 2000);
+				if (problem)
 					return {
 						kind: 'redirect',
 						code: `HTTP ${status}`,
@@ -124,11 +119,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 						redirect: problem,
 						method,
 					};
-				}
 				(seen ??= new Set()).add(next!.href);
-				const nextMethod = redirectedMethod(status, method) as IHttpRequestMethods;
 				if (nextMethod !== method) body = undefined;
-				method = nextMethod;
+				method = nextMethod!;
 				url = next!.href;
 				qs = undefined;
 				continue;
@@ -163,27 +156,10 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	}
 }
 
-async function raceAbort<T>(promise: Promise<T>, ending: Stopper): Promise<T | typeof ABORTED> {
-	if (ending.aborted) return ABORTED;
-	let unsubscribe: () => void = () => undefined;
-	const aborted = new Promise<typeof ABORTED>((resolve) => {
-		unsubscribe = ending.subscribe(() => resolve(ABORTED));
-	});
-	try {
-		return await Promise.race([promise, aborted]);
-	} finally {
-		unsubscribe();
-	}
-}
-
 export function header(headers: IDataObject, name: string): string | undefined {
 	const value = headers[name] ?? headers[name.toLowerCase()];
 	if (value === undefined || value === null) return undefined;
 	return String(Array.isArray(value) ? value[0] : value);
-}
-
-function timedOut(timeoutMs: number): Failure {
-	return { kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs };
 }
 
 function canceled(): Failure {
@@ -191,16 +167,12 @@ function canceled(): Failure {
 }
 
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
-const NOT_SENT_CODES = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
-]);
+const NOT_SENT_CODES = new Set(
+	'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
+);
 
 /** What went wrong on the wire, and whether the request may have reached the service. */
-export function networkFailure(error: unknown): Failure {
+function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
 	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');

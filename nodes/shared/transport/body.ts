@@ -1,18 +1,18 @@
 import type { Stopper } from './stop';
-import type { Failure } from './types';
-import { WireFailure } from './types';
+import { type Failure, WireFailure } from './types';
 
-/** The part of a Node.js readable stream the body reader uses (n8n hands over axios' response stream). */
-export interface BodyStream {
-	on(event: string, listener: (...args: unknown[]) => void): unknown;
-	once(event: string, listener: (...args: unknown[]) => void): unknown;
-	removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
+type Listener = (...args: unknown[]) => void;
+/** The part of a Node.js readable stream read here (n8n hands over axios' response stream). */
+interface BodyStream {
+	on(event: string, listener: Listener): unknown;
+	once(event: string, listener: Listener): unknown;
+	removeListener(event: string, listener: Listener): unknown;
 	resume(): unknown;
-	destroy(error?: Error): unknown;
+	destroy(): unknown;
 	readableEnded?: boolean;
 }
 
-export function isBodyStream(value: unknown): value is BodyStream {
+function isBodyStream(value: unknown): value is BodyStream {
 	return (
 		typeof value === 'object' &&
 		value !== null &&
@@ -39,10 +39,9 @@ export function tooLarge(limit: number): Failure {
 
 /**
  * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
- * past `limit` it stops reading at once and rejects with a `tooLarge` failure, so a small compressed answer that
- * inflates to gigabytes never takes more than `limit` of memory. A connection that drops before the end rejects
- * with `broken`; `stop` (the attempt's deadline or Stop) destroys the stream and rejects with its reason. With
- * `onCut`, a body past `limit` resolves with its first `limit` bytes instead (and `onCut` is called).
+ * past `limit` it stops at once and rejects with `tooLarge`, so an answer that inflates to gigabytes never takes more
+ * than `limit` of memory; with `onCut` it resolves with the first `limit` bytes instead. A connection that drops
+ * before the end rejects with `broken`; `stop` (the deadline or Stop) destroys the stream and rejects with its reason.
  */
 export async function readBody(
 	body: unknown,
@@ -97,12 +96,11 @@ export async function readBody(
 		const onClose = () => {
 			if (!stream.readableEnded) finish(stop.aborted ? abortReason() : broken(undefined));
 		};
-		const onAbort = () => finish(abortReason());
 		stream.on('data', onData);
 		stream.on('end', onEnd);
 		stream.on('error', onError);
 		stream.on('close', onClose);
-		unsubscribe = stop.subscribe(onAbort);
+		unsubscribe = stop.subscribe(() => finish(abortReason()));
 	});
 }
 

@@ -7,34 +7,30 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
-import type { AttemptSpec, Sender } from './attempt';
-import { attempt } from './attempt';
-import { apiError, failureError, redactAll, redactKey } from './errors';
+import { type AttemptSpec, type Sender, attempt } from './attempt';
+import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, type Run, limiterFor } from './limiter';
 import { baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
-import type { Outcome } from './retry';
-import { withRetries } from './retry';
-import type { Service, Style, StyleEntry } from './services';
+import { type Outcome, type RetryPolicy, withRetries } from './retry';
+import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
+import { redactAll, redactKey } from './text';
 import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-const DEFAULT_NO_RETRY_ADVICE =
-	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
-
-/** Limits of one image download (never authenticated). */
 export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
 	maxBytes: number;
 }
 
+/** A service's base address, its origin, and how requests go there (with the key or without) */
+type Target = { url: string; origin: string; send: Sender };
+
 /**
- * The one way the three nodes talk to their services. One client serves one node execution: it reads the
- * credentials once, takes its turns at the limiter every run in the process shares per service (origin and
- * credential), and sends through n8n's request helpers (so proxies and n8n's settings apply), with the API key only
- * on requests to the service's own origin. A request goes node → client → limiter and attempt (retry.ts) → answer.
+ * The one way the nodes talk to their services, one client per node execution. It sends through n8n's request
+ * helpers (so proxies and n8n's settings apply), with the API key only on requests to the service's own origin.
  */
 export class TriptychClient {
 	private credentials?: Promise<IDataObject>;
@@ -43,9 +39,9 @@ export class TriptychClient {
 	private readonly stopped: Stopper;
 	/** Stop, or the node stopping after a failed item: nothing more is started, waits end */
 	readonly cancel: Stopper;
-	private readonly runs = new Map<Service | 'images', { run: Run; limiter?: Limiter }>();
-	private readonly bases = new Map<Service, { url: string; origin: string }>();
-	private readonly senders = new Map<Service, Sender>();
+	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
+	private readonly targets = new Map<Service, Target>();
+	private theNode?: INode;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
@@ -58,8 +54,6 @@ export class TriptychClient {
 		this.stopped = new Stopper(typeof get === 'function' ? get.call(ctx) : undefined);
 		this.cancel = new Stopper(this.stopped);
 	}
-
-	private theNode?: INode;
 
 	/** The node (n8n's `getNode()` copies it deeply on every call). */
 	private get node(): INode {
@@ -77,49 +71,9 @@ export class TriptychClient {
 		return Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
 	}
 
-	/** This run's side of a service's limiter (images: a limiter of the run's own). */
-	private turnOf(name: Service | 'images'): { run: Run; limiter: Limiter } {
-		let entry = this.runs.get(name);
-		if (!entry) {
-			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
-			entry = { run, limiter: name === 'images' ? new Limiter() : undefined };
-			this.runs.set(name, entry);
-			this.cancel.subscribe(() => entry!.limiter?.leave(run));
-		}
-		if (!entry.limiter) {
-			const origin = this.bases.get(name as Service)?.origin;
-			entry.limiter = limiterFor(`${origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`);
-		}
-		return entry as { run: Run; limiter: Limiter };
-	}
-
-	/** The service's base address, validated, without trailing slashes, and its origin. */
-	private async base(service: Service, itemIndex: number) {
-		const known = this.bases.get(service);
-		if (known) return known;
-		const credentials = await this.getCredentials();
-		const checked = baseOf(credentials, service);
-		const fail = ([message, description]: [string, string]) =>
-			new NodeOperationError(this.node, `${message} [item ${itemIndex}]`, {
-				itemIndex,
-				description,
-			});
-		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials, service));
-		const base = { url: checked.url, origin: originOf(checked.url) };
-		const { problem } = keyRule(credentials, base.origin);
-		if (problem) throw fail([`The API key cannot be sent to ${base.origin}`, problem]);
-		this.bases.set(service, base);
-		return base;
-	}
-
-	/** How the credential says the service takes the key. */
-	async style(service: Service): Promise<Style> {
-		return styleOf(await this.getCredentials(), service);
-	}
-
 	/** What the service's style implies (its entry in the service table): route, paging, lists. */
 	async styleEntry(service: Service): Promise<StyleEntry> {
-		return SERVICES[service].styles[await this.style(service)]!;
+		return SERVICES[service].styles[styleOf(await this.getCredentials(), service)]!;
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
@@ -128,46 +82,36 @@ export class TriptychClient {
 		settings: RequestSettings,
 		itemIndex: number,
 	): Promise<ApiResponse> {
-		const base = await this.base(req.service, itemIndex);
-		const url = req.url
-			? this.sameOrigin(req.url, base, req.service, itemIndex)
-			: base.url + (req.path ?? '');
-		const send = await this.sender(req.service);
+		const { service } = req;
+		const where: ErrorSite = { node: this.node, service, itemIndex, redact: this.redact };
+		const target = await this.target(service, itemIndex);
 		const spec: AttemptSpec = {
-			url,
+			url: req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? ''),
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
 			headers: { Accept: 'application/json', ...req.headers },
-			redirects: { follow: 'origin', origin: base.origin },
+			redirects: { follow: 'origin', origin: target.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
 			cutOff: req.acceptText,
 			cancel: this.stopped,
 		};
+		const { repeatable, noRetryAdvice, acceptText } = req;
 		const outcome = await this.withRetries(
-			req.service,
+			service,
 			async () => {
-				const answer = await attempt(send, spec);
+				const answer = await attempt(target.send, spec);
 				return 'kind' in answer ? answer : checkJson(answer);
 			},
-			settings,
-			req.repeatable,
-			req.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE,
+			{ settings, repeatable, noRetryAdvice },
 		);
-		const { node, redact } = this;
 		const { attempts, gaveUp } = outcome;
-		const where = { node, service: req.service, itemIndex, redact };
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
-		const answer = interpret(outcome.res, {
-			...where,
-			attempts,
-			gaveUp,
-			acceptText: req.acceptText,
-		});
+		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
-		if (this.apiKey.length >= 4 && send !== this.plain)
-			answer.data = redactAll(answer.data, redact);
+		if (this.apiKey.length >= 4 && target.send !== this.plain)
+			answer.data = redactAll(answer.data, this.redact);
 		return answer;
 	}
 
@@ -184,9 +128,10 @@ export class TriptychClient {
 			maxBytes: settings.maxBytes,
 			cancel: this.stopped,
 		};
-		const limits = { ...settings, maxResponseBytes: settings.maxBytes };
-		const send = async () => await attempt(this.plain, spec);
-		return await this.withRetries('images', send, limits, true, DEFAULT_NO_RETRY_ADVICE);
+		return await this.withRetries('images', async () => await attempt(this.plain, spec), {
+			settings: { ...settings, maxResponseBytes: settings.maxBytes },
+			repeatable: true,
+		});
 	}
 
 	/** Requests that never carry the key */
@@ -194,27 +139,25 @@ export class TriptychClient {
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
+	/** Sends with retries, each attempt at its turn at the limiter of `name` (images: a limiter of the run's own). */
 	private async withRetries(
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
-		settings: RequestSettings,
-		repeatable: boolean,
-		noRetryAdvice: string,
+		retries: Omit<RetryPolicy, 'limiter' | 'run' | 'log'>,
 	): Promise<Outcome> {
-		const { run, limiter } = this.turnOf(name);
+		let entry = this.runs.get(name);
+		if (!entry) {
+			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
+			const key = `${this.targets.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
+			const limiter = name === 'images' ? new Limiter() : limiterFor(key);
+			entry = { run, limiter };
+			this.runs.set(name, entry);
+			this.cancel.subscribe(() => limiter.leave(run));
+		}
+		const redact = this.redact;
 		const log = (text: string, meta: Record<string, unknown>) =>
-			this.ctx.logger.debug(
-				`Triptych: ${name}: ${this.redact(text)}`,
-				redactAll(meta, this.redact),
-			);
-		const outcome = await withRetries(send, {
-			settings,
-			repeatable,
-			noRetryAdvice,
-			limiter,
-			run,
-			log,
-		});
+			this.ctx.logger.debug(`Triptych: ${name}: ${redact(text)}`, redactAll(meta, redact));
+		const outcome = await withRetries(send, { ...retries, ...entry, log });
 		this.announcedMs += outcome.announcedMs;
 		return outcome;
 	}
@@ -226,11 +169,21 @@ export class TriptychClient {
 		return credentials;
 	}
 
-	private async sender(service: Service): Promise<Sender> {
-		const known = this.senders.get(service);
+	/** The service's base address (validated, without trailing slashes), its origin, and how to send there. */
+	private async target(service: Service, itemIndex: number): Promise<Target> {
+		const known = this.targets.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
-		if (!sendsKey(credentials, service)) return this.plain;
+		const checked = baseOf(credentials, service);
+		const fail = ([message, description]: [string, string]) =>
+			new NodeOperationError(this.node, `${message} [item ${itemIndex}]`, {
+				itemIndex,
+				description,
+			});
+		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials, service));
+		const origin = originOf(checked.url);
+		const { problem } = keyRule(credentials, origin);
+		if (problem) throw fail([`The API key cannot be sent to ${origin}`, problem]);
 		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
 		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
 		const credentialsDecrypted = {
@@ -239,44 +192,30 @@ export class TriptychClient {
 			type: CREDENTIALS_TYPE,
 			data: credentials as ICredentialDataDecryptedObject,
 		};
-		const send: Sender = async (options) =>
+		const authenticated: Sender = async (options) =>
 			await this.ctx.helpers.httpRequestWithAuthentication.call(
 				this.ctx,
 				CREDENTIALS_TYPE,
 				options,
 				{ credentialsDecrypted },
 			);
-		this.senders.set(service, send);
-		return send;
+		const send = sendsKey(credentials, service) ? authenticated : this.plain;
+		const target = { url: checked.url, origin, send };
+		this.targets.set(service, target);
+		return target;
 	}
 
 	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
-	private sameOrigin(
-		link: string,
-		base: { url: string; origin: string },
-		service: Service,
-		itemIndex: number,
-	): string {
+	private sameOrigin(link: string, base: Target, where: ErrorSite): string {
 		const target = resolveLink(link, base.url);
-		const { label, name } = SERVICES[service];
-		const fail = (message: string, description: string) =>
-			apiError({
-				node: this.node,
-				service,
-				itemIndex,
-				message,
-				description,
-				details: { message },
-				redact: this.redact,
-			});
-		if (!target)
-			throw fail(`The ${name} sent a next-page link that is not an address`, link.slice(0, 200));
-		if (target.origin !== base.origin) {
-			throw fail(
-				`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
-				`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
-			);
-		}
-		return target.toString();
+		if (target?.origin === base.origin) return target.toString();
+		const { label, name } = SERVICES[where.service];
+		const [message, description] = target
+			? [
+					`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
+					`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
+				]
+			: [`The ${name} sent a next-page link that is not an address`, link.slice(0, 200)];
+		throw apiError({ ...where, message, description, details: { message } });
 	}
 }

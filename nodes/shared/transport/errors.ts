@@ -1,15 +1,14 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { Service } from './services';
-import { SERVICES } from './services';
-import { redactAll } from './text';
-import { MAX_REDIRECTS, originOf } from './origin';
 import { MAX_WAIT_MS } from './limiter';
+import { MAX_REDIRECTS, originOf } from './origin';
 import type { GaveUp } from './retry';
+import { SERVICES, type Service } from './services';
+import { redactAll } from './text';
 import type { Failure, RedirectProblem } from './types';
 
-const ANNOUNCED_MINUTES = MAX_WAIT_MS / 60_000;
+export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './text';
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -29,65 +28,49 @@ export function hint(code: string, label: string): string {
 	return text.replace('{label}', label);
 }
 
-export {
-	MAX_TEXT,
-	cut,
-	excerpt,
-	gist,
-	htmlTitle,
-	isHtml,
-	redactAll,
-	redactKey,
-	shown,
-} from './text';
-
-interface ErrorParts {
+/** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
+export interface ErrorSite {
 	node: INode;
 	service: Service;
 	itemIndex: number;
+	redact: (text: string) => string;
+}
+
+interface ErrorParts extends ErrorSite {
 	/** The item-free message (the item number is added here) */
 	message: string;
 	description: string;
 	httpCode?: string;
 	/** What n8n's error panel shows under "Error details" */
 	details: IDataObject;
-	/** Removes the key from every text of the error (they quote addresses and what the service said) */
-	redact: (text: string) => string;
 }
 
 export function apiError(parts: ErrorParts): NodeApiError {
-	const { redact } = parts;
-	return new NodeApiError(
-		parts.node,
-		redactAll(
-			{ ...parts.details, ...(parts.httpCode ? { httpCode: parts.httpCode } : {}) },
-			redact,
-		) as JsonObject,
-		{
-			message: redact(`${parts.message} [item ${parts.itemIndex}]`),
-			description: redact(parts.description),
-			httpCode: parts.httpCode,
-			itemIndex: parts.itemIndex,
-		},
-	);
+	const { redact, httpCode, itemIndex } = parts;
+	const details = { ...parts.details, ...(httpCode ? { httpCode } : {}) };
+	return new NodeApiError(parts.node, redactAll(details, redact) as JsonObject, {
+		message: redact(`${parts.message} [item ${itemIndex}]`),
+		description: redact(parts.description),
+		httpCode,
+		itemIndex,
+	});
 }
 
-/** What a failure is said as: `what` names the other side ("the museum service", "the image host"). */
+/** `what`: the other side ("the image host"); `label`: the credential field to check; `sizeOption` sets maxBytes */
 export interface Wording {
 	what: string;
-	/** The credential field to check, when there is one */
 	label?: string;
 	timeout: number;
 	maxBytes: number;
-	/** The option that sets `maxBytes`, as the panel names it */
 	sizeOption: string;
 }
 
 /**
  * The one wording of failures, for the nodes, image downloads and the credential Test: a message and what to do.
- * Every text a service or a network library gave is cut and redacted by the caller's `redact` afterwards.
+ * The caller redacts them (they quote what a service or a network library said).
  */
 export function describeFailure(failure: Failure, w: Wording): [string, string] {
+	const What = cap(w.what);
 	const check = w.label
 		? `Check the ${w.label} in the Triptych API credentials`
 		: 'Check the address';
@@ -95,46 +78,38 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 		case 'redirect':
 			return failure.redirect === 'otherOrigin'
 				? [
-						`${cap(w.what)} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
+						`${What} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
 						`The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`,
 					]
 				: [
-						`${cap(w.what)} redirected the request ${redirectProblem(failure)}; it was not followed`,
+						`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
 						`${check}: set it to the address the service really answers at.`,
 					];
 		case 'tooLarge':
 			return [
-				`${cap(w.what)}'s answer is larger than the ${w.sizeOption} (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
+				`${What}'s answer is larger than the ${w.sizeOption} (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
 				`Narrow the request (a lower Limit, fewer Fields), or raise "${w.sizeOption}" in the node options. It was not retried: the same request would get the same answer.`,
 			];
 		case 'timeout':
 			return [
-				`${cap(w.what)} did not answer in full within the Timeout (${seconds(failure.timeoutMs ?? w.timeout)})`,
+				`${What} did not answer in full within the Timeout (${seconds(failure.timeoutMs ?? w.timeout)})`,
 				'The whole answer (connecting, headers and body) must arrive within Timeout. Raise "Timeout" in the node options if the service is slow.',
 			];
 		case 'broken':
 			return [
-				`${cap(w.what)}'s answer was cut off: the transfer broke before the end`,
+				`${What}'s answer was cut off: the transfer broke before the end`,
 				`The connection dropped mid-answer (${failure.code}: ${failure.detail ?? ''}); this is a network or service fault, not a setting.`,
 			];
 		case 'canceled':
-			if (failure.halted)
-				return [
-					`The request to ${w.what} was ${failure.halted}`,
-					'Nothing was sent for this item.',
-				];
-			return failure.sent
-				? [
-						`The request to ${w.what} was stopped with the execution`,
-						'The execution was stopped while the request was under way.',
-					]
-				: [
-						`The request to ${w.what} was not sent: the execution was stopped`,
-						'Nothing was sent for this item.',
-					];
+			return [
+				`The request to ${w.what} was ${failure.halted || (failure.sent ? 'stopped with the execution' : 'not sent: the execution was stopped')}`,
+				failure.sent && !failure.halted
+					? 'The execution was stopped while the request was under way.'
+					: 'Nothing was sent for this item.',
+			];
 		case 'paused':
 			return [
-				`${cap(w.what)} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${ANNOUNCED_MINUTES} minutes` : `the service asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
+				`${What} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${MAX_WAIT_MS / 60_000} minutes` : `the service asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
 				hint('429', w.label ?? 'address'),
 			];
 		default:
@@ -147,7 +122,6 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 	}
 }
 
-/** Why a redirect was not followed, with where it pointed. */
 function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
 	let path = to;
@@ -169,7 +143,7 @@ function redirectProblem(failure: Failure): string {
 
 /** The error for a request that failed on the wire (or was refused before it: redirects, size, Stop, a pause). */
 export function failureError(
-	parts: Omit<ErrorParts, 'message' | 'description' | 'details'>,
+	parts: ErrorSite,
 	failure: Failure,
 	gaveUp: GaveUp | undefined,
 	limits: { timeout: number; maxResponseBytes: number },
@@ -207,6 +181,4 @@ function megabytes(bytes: number): string {
 	return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
 }
 
-function seconds(ms: number): string {
-	return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);

@@ -10,10 +10,8 @@ import {
 	unknownStyle,
 } from './services';
 
-/**
- * The one rule for where a request may go: the API key goes only to the origin of the address configured for the
- * service. Next-page links and redirects to the same origin are followed; anything else is refused.
- */
+/* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
+ * next-page links and redirects to the same origin are followed, anything else is refused. */
 
 type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
 
@@ -27,6 +25,9 @@ function webAddress(text: string, base?: string): URL | undefined {
 	}
 }
 
+/** Text typed in the credentials, trimmed and without trailing slashes. */
+const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
+
 /** A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. */
 export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	const text = String(raw ?? '').trim();
@@ -36,8 +37,7 @@ export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	} catch (error) {
 		return { problem: 'invalid', detail: (error as Error).message };
 	}
-	if (!webAddress(text)) return { problem: 'protocol' };
-	return { url: text.replace(/\/+$/, '') };
+	return webAddress(text) ? { url: bare(text) } : { problem: 'protocol' };
 }
 
 export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
@@ -52,27 +52,22 @@ export function baseUrlProblem(
 ): [string, string] {
 	const { label, name, field } = SERVICES[service];
 	const raw = String(credentials[field] ?? '').trim();
-	if (checked.problem === 'empty') {
+	if (checked.problem === 'empty')
 		return [
 			`The ${label} is empty`,
 			`Set the ${label} in the Triptych API credentials to the base address of the ${name}.`,
 		];
-	}
-	if (checked.problem === 'invalid') {
+	if (checked.problem === 'invalid')
 		return [
 			`The ${label} "${raw}" is not a valid address`,
 			`Use a full address such as https://api.example.com (${checked.detail}).`,
 		];
-	}
 	return [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
 }
 
 /** What is wrong with an address, for the credential and its Test (one sentence with the fix). */
 export function notWebAddress(label: string, raw: unknown): string {
-	const text = String(raw ?? '')
-		.trim()
-		.replace(/\/+$/, '');
-	return `The ${label} "${text}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
+	return `The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
 }
 
 /** Every request asks for the origins of the same few base addresses: each address is parsed once. */
@@ -90,9 +85,8 @@ function baseOrigin(credentials: IDataObject, service: Service): string | undefi
 
 /**
  * How the key goes to an origin: the way of the services configured there that take it (none: it does not go
- * there). Services that share an origin must take the key the same way: a request cannot tell which of them it
- * is for, so when they differ no request to that origin is sent and `problem` says to use one credential per
- * service.
+ * there). Services sharing an origin must take it the same way (a request cannot tell which of them it is for):
+ * else `problem` says to use one credential per service, and nothing is sent there.
  */
 export function keyRule(
 	credentials: IDataObject,
@@ -126,15 +120,8 @@ export function applyKey(
 		? webAddress(raw.replace(/^\/+/, ''), String(options.baseURL).replace(/\/*$/, '/'))
 		: webAddress(raw);
 	if (!url) {
-		const address = String(options.baseURL ?? raw)
-			.trim()
-			.replace(/\/+$/, '');
-		const entry = SERVICE_NAMES.map((service) => SERVICES[service]).find(
-			({ field }) =>
-				String(credentials[field] ?? '')
-					.trim()
-					.replace(/\/+$/, '') === address,
-		);
+		const address = bare(options.baseURL ?? raw);
+		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
 		throw new Error(notWebAddress(entry?.label ?? 'address', address));
 	}
 	const rule = keyRule(credentials, url.origin);
@@ -149,11 +136,10 @@ export function applyKey(
 		case 'bearer':
 			return { ...options, headers: { ...options.headers, Authorization: `Bearer ${key}` } };
 		case 'query': {
-			const rest = url.search
-				.slice(1)
-				.split('&')
-				.filter((part) => part && !new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i').test(part));
-			url.search = rest.join('&');
+			const kept = url.search.slice(1).split('&');
+			url.search = kept
+				.filter((part) => part && !new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i').test(part))
+				.join('&');
 			return { ...moved(), qs: { ...options.qs, [KEY_PARAMETER]: key } };
 		}
 		case 'path':

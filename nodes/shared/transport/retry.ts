@@ -1,8 +1,7 @@
 import { header } from './attempt';
-import type { Limiter, Run, Verdict } from './limiter';
-import { MAX_WAIT_MS } from './limiter';
+import { type Limiter, MAX_WAIT_MS, type Run, type Verdict } from './limiter';
 import { backoff, parseRetryAfter, readQuota, wait } from './timing';
-import type { Failure, RawResponse, RequestSettings } from './types';
+import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /**
  * The retry policy, said once: option texts, hints and the docs are built from or checked against these.
@@ -12,14 +11,21 @@ import type { Failure, RawResponse, RequestSettings } from './types';
  * - Waits: backoff with jitter, or as long as `Retry-After` asks, never less than the backoff; all within Max Retry
  *   Wait. A quota reset the service announced is waited for up to `MAX_WAIT_MS` (or Max Retry Wait, when longer).
  */
-export const RETRY_STATUSES = [429, 502, 503, 504];
-/** Answers that say the service is overloaded: fewer requests in flight. Timeouts say so too. */
-const OVERLOADED_STATUSES = [503, 504];
+const RETRY_STATUSES = [429, 502, 503, 504];
+/** What answers teach the limiter, besides ok (< 400): 503/504 (and timeouts) say the service is overloaded. */
+const VERDICTS: Record<number, Verdict> = {
+	429: 'rateLimited',
+	503: 'overloaded',
+	504: 'overloaded',
+};
 /** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
 export const MAX_RATE_LIMITED = 10;
 export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
 /** Failures no retry can mend. */
 const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused'];
+
+const DEFAULT_NO_RETRY_ADVICE =
+	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
 
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
 export interface GaveUp {
@@ -34,30 +40,14 @@ export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	gaveUp?: GaveUp;
 };
 
-export interface RetryPolicy {
+export interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 	settings: RequestSettings;
-	/** Whether sending the request again is harmless (see ApiRequest.repeatable) */
-	repeatable: boolean;
-	/** Shown when a request that may have been acted on is not sent again */
-	noRetryAdvice: string;
 	limiter: Limiter;
 	run: Run;
 	log(text: string, meta: Record<string, unknown>): void;
 }
 
-/** How an answer or failure bears on the service's capacity. */
-function verdictOf(res: RawResponse | undefined, failure: Failure | undefined): Verdict {
-	if (failure) return failure.kind === 'timeout' ? 'overloaded' : 'neutral';
-	const status = res!.statusCode;
-	if (status === 429) return 'rateLimited';
-	if (OVERLOADED_STATUSES.includes(status)) return 'overloaded';
-	return status < 400 ? 'ok' : 'neutral';
-}
-
-/**
- * The one attempt/retry loop, shared by API requests and image downloads: every attempt waits for its turn at the
- * service's limiter, and gives it back with what the answer taught.
- */
+/** The one attempt/retry loop: every attempt waits for its turn at the limiter, and tells it what the answer taught. */
 export async function withRetries(
 	send: () => Promise<RawResponse | Failure>,
 	policy: RetryPolicy,
@@ -71,16 +61,11 @@ export async function withRetries(
 		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - announcedMs;
 		const turn = await limiter.acquire(run, settings.maxRetryWait - waited, announceLeft);
 		if (!turn.ok) {
+			const { why, waitMs } = turn;
 			const failure: Failure =
-				turn.why === 'stopped'
+				why === 'stopped'
 					? { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason }
-					: {
-							kind: 'paused',
-							code: 'HTTP 429',
-							sent: false,
-							waitMs: turn.waitMs,
-							quota: turn.why === 'quota',
-						};
+					: { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
 			return { failure, attempts: attempt - 1, announcedMs };
 		}
 		announcedMs += turn.announcedMs;
@@ -88,8 +73,10 @@ export async function withRetries(
 		const failure = 'kind' in outcome ? outcome : undefined;
 		const res = failure ? undefined : (outcome as RawResponse);
 		const quota = res && readQuota((name) => header(res.headers, name));
-		const verdict = verdictOf(res, failure);
 		const status = res?.statusCode ?? 0;
+		const timedOut = failure?.kind === 'timeout';
+		const verdict =
+			VERDICTS[status] ?? (timedOut ? 'overloaded' : status && status < 400 ? 'ok' : 'neutral');
 		const retryAfter = res && parseRetryAfter(header(res.headers, 'retry-after'));
 		// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
 		const announced = status === 429 && quota?.remaining === 0 && quota.resetAt > Date.now();
@@ -104,14 +91,13 @@ export async function withRetries(
 		if (status === 429 && settings.maxAttempts > 1) rateLimited++;
 		else counted++;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
-		const left = settings.maxRetryWait - waited;
 		let gaveUp: GaveUp | undefined;
 		if (status !== 429 && !(failure && !failure.sent) && !policy.repeatable)
-			gaveUp = { unsafe: true, text: policy.noRetryAdvice };
+			gaveUp = { unsafe: true, text: policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE };
 		else if (counted >= settings.maxAttempts) gaveUp = { unsafe: false, text: tries };
 		else if (rateLimited >= MAX_RATE_LIMITED)
 			gaveUp = { unsafe: false, text: `${tries}: refused ${rateLimited} times with HTTP 429` };
-		else if (delay > left)
+		else if (delay > settings.maxRetryWait - waited)
 			gaveUp = {
 				unsafe: false,
 				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,

@@ -1,23 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * The three services, said once: the credential's fields, the client, the credential's `authenticate` and its
- * Test all read this table. A service is one entry here plus its node; a new key style is one entry in `styles`.
+ * The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table.
+ * A service is one entry here plus its node; a new key style is one entry in `styles`.
  */
-
 export const CREDENTIALS_TYPE = 'triptychApi';
-
 export type Service = 'trigger' | 'museum' | 'quotes';
-
 export type Style = 'generic' | 'harvard' | 'iftttWebhooks';
 
 /** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
 export const KEY_PARAMETER = 'apikey';
-
-/**
- * How a style sends the API key: `bearer` as `Authorization: Bearer <key>`; `query` only as the `apikey` query
- * parameter; `path` only URL-encoded at the end of a path that ends with one of `after` (never a header).
- */
+/** How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, or URL-encoded after `after` */
 export type KeyPlacement = { in: 'bearer' } | { in: 'query' } | { in: 'path'; after: string[] };
 
 export interface StyleEntry {
@@ -26,48 +19,43 @@ export interface StyleEntry {
 	key: KeyPlacement;
 	/** The credential Test's request, below the base address; it never changes anything on the service */
 	test: { path: string; qs?: IDataObject; verdict: TestVerdict };
-	/** The query parameter that sets a page's size (museum) */
+	/** Museum: the query parameter that sets a page's size */
 	pageSize?: 'limit' | 'size';
-	/** Museum: whether the service lists its classifications and periods (GET /classification, /period) */
+	/** Museum: the service lists its classifications and periods (GET /classification, /period) */
 	lists?: boolean;
-	/** Museum: colours match exactly on a palette whose channels are multiples of `step` up to `max`; hues are searched in `q` on `hueField` */
+	/** Museum: colours match exactly on a palette of channels multiples of `step` up to `max`; hues go in `q` */
 	palette?: { step: number; max: number; hueField: string };
-	/** Museum: whether image addresses take `?width=` to send a smaller image */
+	/** Museum: image addresses take `?width=` to send a smaller image */
 	imageWidthQuery?: boolean;
-	/** Trigger service styles: where a call goes */
 	trigger?: TriggerRoutes;
 }
 
 /** How a trigger service style takes a call (Fire Automation reads it; the node never names a style). */
 export interface TriggerRoutes {
-	/** The path of a call below the Trigger URL; `{event}` stands for the URL-encoded Event */
+	/** The path of a call below the Trigger URL (`{event}`: the URL-encoded Event); `jsonPayload` hands the whole
+	 * JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
 	webRequest: string;
-	/** A second route that hands the whole JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
 	jsonPayload?: string;
 	/** The body fields the web-request route passes on, when it ignores any other */
 	webRequestFields?: string[];
-	/** Whether the Event must be given (nothing is called without it) */
 	eventRequired?: boolean;
-	/** Whether q and limit always go in the query string (the body belongs to the applet) */
+	/** q and limit always go in the query string (the body belongs to the applet) */
 	paramsInQuery?: boolean;
 }
 
-/**
- * How the credential Test reads the answer: `json` a JSON answer of the API; `reachable` any answer below 500 (a
- * trigger service's root may answer anything: reaching it is what can be checked without firing); `keyPage` IFTTT's
- * page for the key (2xx: the key is known, 404: it is not).
- */
-export type TestVerdict = 'json' | 'reachable' | 'keyPage';
+/** How the Test reads the answer: `json` a JSON answer; `reachable` any below 500 (all a trigger root shows
+ * without firing); `keyPage` IFTTT's page for the key (2xx: known, 404: not). */
+type TestVerdict = 'json' | 'reachable' | 'keyPage';
 
-export interface ServiceEntry {
+interface ServiceEntry {
 	field: string;
 	label: string;
 	name: string;
 	placeholder: string;
 	description: string;
-	/** The credential Test reports the services in the order of their rank */
+	/** The order of the services in the credential Test's report */
 	testRank: number;
-	/** The credential field that chooses how the service takes the key, when it may take it in more than one way */
+	/** The credential field that chooses how the service takes the key, when there is a choice */
 	styleField?: string;
 	styleDescription?: string;
 	styles: { generic: StyleEntry } & Partial<Record<Style, StyleEntry>>;
@@ -201,7 +189,6 @@ export function unknownStyle(credentials: IDataObject, service: Service): string
 	return `The ${styleChoices(service)} in the Triptych API credentials holds an unknown value, "${String(chosen)}": choose one of these.`;
 }
 
-/** Whether the credential sends the key to this service at all. */
 export function sendsKey(credentials: IDataObject, service: Service): boolean {
 	const { keySwitch } = SERVICES[service];
 	return !keySwitch || credentials[keySwitch.name] === true;

@@ -1,10 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { isPlainObject } from '../validation';
 import { KEY_PARAMETER } from './services';
 
 /** What a service said, made fit to show: cut before any pattern runs on it, the key removed, shortened. */
-
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 /** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
@@ -12,31 +9,23 @@ export const MAX_TEXT = 4096;
 /** The shortest piece of the key that is removed where it stands alone: what a cut could leave of it. */
 const KEY_PIECE = 8;
 
-/** Text from a service, cut to `MAX_TEXT` (or `length`) characters. */
-export function cut(text: string, length = MAX_TEXT): string {
-	return text.length > length ? text.slice(0, length) : text;
-}
-
-/** The forms the key takes in text: as it is, URL-encoded, form-encoded, HTML-escaped (a page quoting it). */
-function keyForms(apiKey: string): string[] {
-	const forms = [
-		apiKey,
-		encodeURIComponent(apiKey),
-		new URLSearchParams({ k: apiKey }).toString().slice(2),
-		apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
-	];
-	return [...new Set(forms)];
-}
+export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
 
 /**
- * Removes the API key from text that came from elsewhere: in each of its forms, and any piece of it of
- * `KEY_PIECE` characters or more (a cut made by the service, or by a limit, may have left part of it); keys shorter
- * than 4 characters are left, they would mangle the text. Also any `apikey=` query value and any Bearer token.
+ * Removes the API key from text: each of its forms, and any piece of `KEY_PIECE` characters or more (a cut may have
+ * left part of it); keys under 4 characters are left, they would mangle the text. Also `apikey=` values and Bearer tokens.
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
 	if (apiKey.length >= 4) {
-		for (const form of keyForms(apiKey)) {
+		// as it is, URL-encoded, form-encoded, HTML-escaped (a page quoting it)
+		const forms = new Set([
+			apiKey,
+			encodeURIComponent(apiKey),
+			new URLSearchParams({ k: apiKey }).toString().slice(2),
+			apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+		]);
+		for (const form of forms) {
 			out = out.split(form).join('***');
 			for (let at = 0; at + KEY_PIECE <= form.length; at++) {
 				const piece = form.slice(at, at + KEY_PIECE);
@@ -69,15 +58,12 @@ export function redactAll<T>(value: T, redact: (text: string) => string): T {
 	if (typeof value === 'string') return redact(value) as T;
 	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
 	if (!isPlainObject(value)) return value;
-	const out: IDataObject = {};
-	for (const [name, inner] of Object.entries(value))
-		Object.defineProperty(out, redact(name), {
-			value: redactAll(inner, redact),
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
-	return out as T;
+	// fromEntries defines own properties: a key such as "__proto__" stays data
+	const entries = Object.entries(value).map(([name, inner]) => [
+		redact(name),
+		redactAll(inner, redact),
+	]);
+	return Object.fromEntries(entries) as T;
 }
 
 /** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
@@ -87,12 +73,11 @@ export function shown(text: string, redact: (text: string) => string, length = E
 }
 
 /**
- * A short excerpt of what a service said, fit for n8n's error panel: tags, scripts and styles dropped, a phrase
- * repeated back to back said once (error pages repeat their title as a heading), no word longer than 40
- * characters (so the panel can wrap it) and cut at a word boundary. The text is cut to `MAX_TEXT` first.
+ * A short excerpt for n8n's error panel: tags, scripts and styles dropped, a phrase repeated back to back said once
+ * (error pages repeat their title as a heading), no word past `LONGEST_WORD` (the panel must wrap), cut at a word.
  */
 export function excerpt(text: string, length = EXCERPT_LENGTH): string {
-	let plain = cut(text)
+	const plain = cut(text)
 		.replace(/<(script|style)[^>]{0,200}>[^]{0,4096}?<\/\1>/gi, ' ')
 		.replace(/<[^<>]{0,200}>/g, ' ')
 		.replace(/&nbsp;/g, ' ')
@@ -100,9 +85,9 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 		.replace(/&lt;/g, '<')
 		.replace(/&gt;/g, '>')
 		.replace(/\s+/g, ' ')
-		.trim();
-	// "502 Bad Gateway 502 Bad Gateway nginx" → "502 Bad Gateway nginx"
-	plain = plain.replace(/(\b.{3,80}?)(?: \1\b)+/g, '$1');
+		.trim()
+		// "502 Bad Gateway 502 Bad Gateway nginx" → "502 Bad Gateway nginx"
+		.replace(/(\b.{3,80}?)(?: \1\b)+/g, '$1');
 	const words = plain
 		.split(' ')
 		.map((word) => (word.length > LONGEST_WORD ? `${word.slice(0, LONGEST_WORD - 1)}…` : word));

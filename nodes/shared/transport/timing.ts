@@ -5,40 +5,23 @@ import { Stopper } from './stop';
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const MONTH = `(${MONTHS.join('|')})`;
-const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
-/** The three HTTP date forms (RFC 9110), each with the order of its day, month, year and time fields. */
-const HTTP_DATES: Array<{ pattern: RegExp; order: number[] }> = [
-	// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-	{ pattern: new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`), order: [1, 2, 3] },
-	// RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-	{
-		pattern: new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`),
-		order: [1, 2, 3],
-	},
-	// asctime: Sun Nov  6 08:49:37 1994
-	{ pattern: new RegExp(`^${DAY} ${MONTH} ( \\d|\\d{2}) ${TIME} (\\d{4})$`), order: [2, 1, 6] },
+const MONTH = `(?<mon>${MONTHS.join('|')})`;
+const TIME = '(?<h>\\d{2}):(?<mi>\\d{2}):(?<s>\\d{2})';
+/** The three HTTP date forms (RFC 9110): IMF-fixdate, RFC 850 and asctime. */
+const HTTP_DATES = [
+	new RegExp(`^${DAY}, (?<d>\\d{2}) ${MONTH} (?<y>\\d{4}) ${TIME} GMT$`),
+	new RegExp(`^${LONG_DAY}, (?<d>\\d{2})-${MONTH}-(?<y>\\d{2}) ${TIME} GMT$`),
+	new RegExp(`^${DAY} ${MONTH} (?<d> \\d|\\d{2}) ${TIME} (?<y>\\d{4})$`),
 ];
 
-/** The time an HTTP date names, or undefined when it is none of the three forms. */
 function httpDate(text: string): number | undefined {
-	for (const { pattern, order } of HTTP_DATES) {
-		const m = pattern.exec(text);
-		if (!m) continue;
-		const [day, month, year] = order.map((n) => m[n].trim());
-		const time = order[2] === 6 ? m.slice(3, 6) : m.slice(4, 7);
-		const full =
-			year.length === 2 ? Number(year) + (Number(year) < 70 ? 2000 : 1900) : Number(year);
-		const [h, min, sec] = time.map(Number);
-		return Date.UTC(full, MONTHS.indexOf(month), Number(day), h, min, sec);
-	}
-	return undefined;
+	const g = HTTP_DATES.map((pattern) => pattern.exec(text)?.groups).find(Boolean);
+	if (!g) return undefined;
+	const year = Number(g.y) + (g.y.length > 2 ? 0 : Number(g.y) < 70 ? 2000 : 1900);
+	return Date.UTC(year, MONTHS.indexOf(g.mon), Number(g.d), Number(g.h), Number(g.mi), Number(g.s));
 }
 
-/**
- * Retry-After as milliseconds: delta-seconds or one of the three HTTP date forms (a date in the past is 0);
- * `undefined` when absent or anything else. The value is cut before any pattern runs on it.
- */
+/** Retry-After in ms: delta-seconds or an HTTP date (past: 0); else undefined. Cut before any pattern runs. */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	if (value === undefined || value === null) return undefined;
 	const text = String(Array.isArray(value) ? value[0] : value)
@@ -56,9 +39,6 @@ export interface Quota {
 	limit?: number;
 }
 
-const COUNT = /^\s*\d+\s*$/;
-const SECONDS = /^\s*\d+(\.\d+)?\s*$/;
-
 /** The parameters of a structured-field list's member named `name` (or of its first member). */
 function member(value: string | undefined, name?: string): Record<string, string> | undefined {
 	for (const item of (value ?? '').split(',')) {
@@ -70,10 +50,9 @@ function member(value: string | undefined, name?: string): Record<string, string
 }
 
 /**
- * The quota a service announces, in any of the shapes in use: the IETF draft's `RateLimit` (`r`, `t`) with
- * `RateLimit-Policy` (`q`), the older draft's `RateLimit-Limit/-Remaining/-Reset`, or `X-RateLimit-*` (a reset of
- * 1e9 or more is a time in epoch seconds, else seconds from now). Malformed or contradictory values are ignored, as
- * the draft asks: the caller then learns from refusals instead.
+ * The quota a service announces: the IETF draft's `RateLimit` (`r`, `t`) with `RateLimit-Policy` (`q`), the older
+ * draft's `RateLimit-Limit/-Remaining/-Reset`, or `X-RateLimit-*` (a reset of 1e9 or more is in epoch seconds).
+ * Malformed or contradictory values are ignored, as the draft asks: refusals teach the limiter instead.
  */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
 	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
@@ -81,8 +60,8 @@ export function readQuota(get: (name: string) => string | undefined, now = Date.
 		v !== undefined && v.length <= 32 && pattern.test(v) && Number(v) < 1e13
 			? Number(v)
 			: undefined;
-	const count = (v?: string) => number(COUNT, v);
-	const seconds = (v?: string) => number(SECONDS, v);
+	const count = (v?: string) => number(/^\s*\d+\s*$/, v);
+	const seconds = (v?: string) => number(/^\s*\d+(\.\d+)?\s*$/, v);
 	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
 		if (remaining === undefined || reset === undefined) return undefined;
 		if (limit !== undefined && remaining > limit) return undefined;
@@ -118,12 +97,11 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
 export const ENDED = new Error('ended');
 
 /** The longest a Node.js timer waits; a longer one fires at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * Waits `wanted` ms (at most MAX_TIMER_MS), or less when `stop` comes first (it never rejects). n8n's own `sleep` is the timer (nodes may not use
- * timers themselves): n8n 2.x's `sleep(ms, signal)` also clears its timer when the wait ends early; on n8n 1.x,
- * whose `sleep` takes no signal, the wait still ends at once and the idle timer runs out by itself.
+ * Waits `wanted` ms, or less when `stop` comes first; never rejects. The timer is n8n's `sleep` (nodes may not use
+ * timers): n8n 2.x's `sleep(ms, signal)` clears it when the wait ends early; on 1.x the idle timer runs out alone.
  */
 export async function wait(wanted: number, stop?: AbortSignal | Stopper): Promise<void> {
 	if (!(wanted > 0)) return;
@@ -134,17 +112,13 @@ export async function wait(wanted: number, stop?: AbortSignal | Stopper): Promis
 	const controller = new AbortController();
 	let unsubscribe: () => void = () => undefined;
 	const stopped = new Promise<void>((resolve) => {
-		unsubscribe = stopper.subscribe(() => {
-			controller.abort(ENDED);
-			resolve();
-		});
+		unsubscribe = stopper.subscribe(resolve);
 	});
 	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
 	try {
 		await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
 	} finally {
 		unsubscribe();
-		// ends n8n 2.x's timer when the wait ended early
-		if (!controller.signal.aborted) controller.abort(ENDED);
+		controller.abort(ENDED);
 	}
 }
