@@ -2,10 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { fieldError, show, toInteger } from './validation';
 
-/**
- * A number option defined once: its field in the node's description and the code that reads and checks it share
- * the same name, default, bounds and label, so they cannot drift apart.
- */
+/** A number option defined once, so its field and the code that reads it cannot drift apart. */
 export interface NumberOption {
 	displayName: string;
 	name: string;

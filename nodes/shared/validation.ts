@@ -57,11 +57,10 @@ export function toText(
 ): string {
 	if (value === undefined || value === null) value = '';
 	if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
-	if (typeof value !== 'string') {
+	if (typeof value !== 'string')
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
-	}
 	const text = value.trim();
-	if (required && !text) {
+	if (required && !text)
 		throw fieldError(
 			ctx,
 			`"${field}"`,
@@ -69,7 +68,6 @@ export function toText(
 			'is empty',
 			'Fill it in, or map it from the input item.',
 		);
-	}
 	return text;
 }
 
@@ -82,9 +80,8 @@ export function toBoolean(
 ): boolean {
 	if (typeof value === 'boolean') return value;
 	if (value === 1 || value === 0) return value === 1;
-	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim())) {
+	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim()))
 		return /^(true|1)$/i.test(value.trim());
-	}
 	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
 }
 
@@ -105,10 +102,7 @@ export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * What a service sent where something else was expected, in a few words ("a list", "an object with the keys a,
- * b"). A whole body that is null is better said `describeValue(body ?? undefined)`: "an empty body".
- */
+/** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
 export function describeValue(value: unknown): string {
 	if (value === undefined || value === '') return 'an empty body';
 	if (value === null) return 'null';
@@ -120,10 +114,7 @@ export function describeValue(value: unknown): string {
 	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
 }
 
-/**
- * Whether the node runs as an AI agent's tool: n8n's own signal where the n8n version has it, else the type name of
- * a tool variant (it ends in "Tool").
- */
+/** Whether the node runs as an AI agent's tool: n8n's own signal where the version has one, else the type name. */
 export function isTool(ctx: IExecuteFunctions): boolean {
 	const own = (ctx as { isToolExecution?: () => boolean }).isToolExecution;
 	if (typeof own === 'function' && own.call(ctx)) return true;
