@@ -19,6 +19,7 @@ import type { Failure } from './transport/types';
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
 const MAX_BYTES = 1024 * 1024;
+const LIMITS = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
 
 interface Target {
 	service: Service;
@@ -41,10 +42,7 @@ const passed = (message: string): INodeCredentialTestResult => ({
 });
 
 /** The request that tests one service (never one that fires an automation), or why it cannot be tested. */
-export function testTarget(
-	data: ICredentialDataDecryptedObject,
-	service: Service,
-): Target | string {
+export function testTarget(data: ICredentialDataDecryptedObject, service: Service) {
 	const { label, field, styles } = SERVICES[service];
 	const checked = baseOf(data, service);
 	if (!('url' in checked)) return notWebAddress(label, data[field]);
@@ -64,11 +62,7 @@ function redirects({ service, base }: Target, code: string, to = ''): INodeCrede
 }
 
 /** The verdict on an answer of the tested service. */
-export function judgeAnswer(
-	target: Target,
-	status: number,
-	judged: Judgement,
-): INodeCredentialTestResult {
+export function judgeAnswer(target: Target, status: number, judged: Judgement) {
 	const { service, base, url } = target;
 	const { label, name, styles } = SERVICES[service];
 	const at = `${name} at ${base}`;
@@ -143,13 +137,7 @@ function judgeFailure(target: Target, failure: Failure): INodeCredentialTestResu
 		return fail(
 			`The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`,
 		);
-	const [message, advice] = describeFailure(failure, {
-		what: `the ${name}`,
-		label,
-		timeout: TIMEOUT_MS,
-		maxBytes: MAX_BYTES,
-		sizeOption: 'size limit',
-	});
+	const [message, advice] = describeFailure(failure, { ...LIMITS, what: `the ${name}`, label });
 	return fail(`${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`);
 }
 

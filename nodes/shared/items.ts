@@ -84,11 +84,7 @@ export function addHint(ctx: IExecuteFunctions, message: string): void {
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */
-export function errorItem(
-	error: unknown,
-	itemIndex: number,
-	extra: JsonObject = {},
-): INodeExecutionData {
+export function errorItem(error: unknown, itemIndex: number, extra: JsonObject = {}) {
 	const e = error as NodeApiError;
 	const json: JsonObject = { error: e.message };
 	if (e.description) json.description = e.description;

@@ -44,12 +44,7 @@ export function pageSizeFor(limit: number | undefined, maxPageSize: number): num
 }
 
 /** Pages to ask for by number after the first: up to the last page, or as many as Limit needs. */
-export function pagesAhead(
-	first: number,
-	pages: number,
-	size: number,
-	limit: number | undefined,
-): number[] {
+export function pagesAhead(first: number, pages: number, size: number, limit?: number) {
 	const last = limit === undefined ? pages : Math.min(pages, first - 1 + Math.ceil(limit / size));
 	return Array.from({ length: Math.max(0, last - first) }, (_, n) => first + 1 + n);
 }

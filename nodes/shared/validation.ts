@@ -77,7 +77,7 @@ export function toBoolean(
 	value: unknown,
 	field: string,
 	itemIndex: number,
-): boolean {
+) {
 	if (typeof value === 'boolean') return value;
 	if (value === 1 || value === 0) return value === 1;
 	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim()))
@@ -86,12 +86,7 @@ export function toBoolean(
 }
 
 /** A comma-separated list of names (empty entries dropped). */
-export function toList(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-): string[] {
+export function toList(ctx: IExecuteFunctions, value: unknown, field: string, itemIndex: number) {
 	return toText(ctx, value, field, itemIndex)
 		.split(',')
 		.map((s) => s.trim())
