@@ -13,19 +13,14 @@ export interface NumberOption {
 	hint?: string;
 }
 
-export function numberProperty(option: NumberOption): INodeProperties {
-	const initial = option.default;
+export function numberProperty({ min, max, hint, ...field }: NumberOption): INodeProperties {
+	const initial = field.default;
 	return {
-		displayName: option.displayName,
-		name: option.name,
+		...field,
 		type: 'number',
-		typeOptions: {
-			minValue: option.min,
-			...(option.max !== undefined ? { maxValue: option.max } : {}),
-		},
+		typeOptions: { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) },
 		default: initial,
-		description: option.description,
-		...(option.hint ? { hint: option.hint } : {}),
+		...(hint ? { hint } : {}),
 	};
 }
 
@@ -37,14 +32,8 @@ export function readNumber(
 	itemIndex: number,
 ): number {
 	const value = options[option.name];
-	return toInteger(
-		ctx,
-		value === undefined || value === null || value === '' ? option.default : value,
-		option.displayName,
-		itemIndex,
-		option.min,
-		option.max,
-	);
+	const given = value === undefined || value === null || value === '' ? option.default : value;
+	return toInteger(ctx, given, option.displayName, itemIndex, option.min, option.max);
 }
 
 /** A choice defined once: its field and the check of what an expression may hand over. */
@@ -56,15 +45,14 @@ export interface ChoiceOption<V extends string = string> {
 	options: Array<{ name: string; value: V; description?: string }>;
 }
 
-export function choiceProperty(option: ChoiceOption): INodeProperties {
-	const initial = option.default;
+export function choiceProperty({ description, ...field }: ChoiceOption): INodeProperties {
+	const initial = field.default;
 	return {
-		displayName: option.displayName,
-		name: option.name,
+		...field,
 		type: 'options',
 		default: initial,
-		...(option.description ? { description: option.description } : {}),
-		options: [...option.options].sort((a, b) => a.name.localeCompare(b.name)),
+		...(description ? { description } : {}),
+		options: [...field.options].sort((a, b) => a.name.localeCompare(b.name)),
 	};
 }
 

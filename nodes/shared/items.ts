@@ -30,17 +30,15 @@ export async function runNode<P>(
 	const operation = makeOperation(client);
 	const continueOnFail = ctx.continueOnFail();
 	const count = ctx.getInputData().length;
-	const plans: Array<P | Error> = [];
-	for (let i = 0; i < count; i++) {
-		let plan: P | Error;
+	const plans = Array.from({ length: count }, (_, i) => {
 		try {
-			plan = operation.read(i);
+			return operation.read(i);
 		} catch (error) {
-			plan = asNodeError(ctx, error, i);
+			const failed = asNodeError(ctx, error, i);
+			if (continueOnFail) return failed;
+			throw failed;
 		}
-		if (plan instanceof Error && !continueOnFail) throw plan;
-		plans.push(plan);
-	}
+	});
 
 	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
 	const forModel = isTool(ctx);
@@ -48,23 +46,19 @@ export async function runNode<P>(
 	try {
 		await pool(count, concurrency, async (i) => {
 			const plan = plans[i];
-			let failure: unknown = plan;
-			if (!(plan instanceof Error)) {
-				try {
-					const produced = await operation.run(plan, i);
-					results[i] = produced.map((item) => ({ ...item, pairedItem: { item: i } }));
-					return;
-				} catch (error) {
-					failure = error;
+			try {
+				if (plan instanceof Error) throw plan;
+				const produced = await operation.run(plan, i);
+				results[i] = produced.map((item) => ({ ...item, pairedItem: { item: i } }));
+			} catch (failure) {
+				const error = asNodeError(ctx, failure, i);
+				if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
+				if (!continueOnFail) {
+					client.halt();
+					throw error;
 				}
+				results[i] = [errorItem(error, i)];
 			}
-			const error = asNodeError(ctx, failure, i);
-			if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
-			if (!continueOnFail) {
-				client.halt();
-				throw error;
-			}
-			results[i] = [errorItem(error, i)];
 		});
 	} finally {
 		if (client.announcedMs > 0)
