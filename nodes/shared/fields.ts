@@ -66,13 +66,9 @@ export function readChoice<V extends string>(
 	if (value === undefined || value === null || value === '') return option.default;
 	const allowed = option.options.map((o) => o.value);
 	if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as V;
-	throw fieldError(
-		ctx,
-		`"${option.displayName}"`,
-		itemIndex,
-		`must be one of ${allowed.join(', ')}, not ${show(value)}`,
-		`Choose ${option.options.map((o) => o.name).join(', ')}.`,
-	);
+	const problem = `must be one of ${allowed.join(', ')}, not ${show(value)}`;
+	const choices = option.options.map((o) => o.name).join(', ');
+	throw fieldError(ctx, `"${option.displayName}"`, itemIndex, problem, `Choose ${choices}.`);
 }
 
 /** A Sort Order choice (ascending / descending), sent under the name the service uses. */

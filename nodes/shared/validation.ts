@@ -35,16 +35,10 @@ export function toInteger(
 	max = Number.MAX_SAFE_INTEGER,
 ): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-		const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
-		throw fieldError(
-			ctx,
-			`"${field}"`,
-			itemIndex,
-			`must be a whole number ${range}, not ${show(value)}`,
-		);
-	}
-	return n;
+	if (typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max) return n;
+	const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+	const problem = `must be a whole number ${range}, not ${show(value)}`;
+	throw fieldError(ctx, `"${field}"`, itemIndex, problem);
 }
 
 /** A text field; `required` rejects empty text. */
@@ -60,15 +54,14 @@ export function toText(
 	if (typeof value !== 'string')
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
 	const text = value.trim();
-	if (required && !text)
-		throw fieldError(
-			ctx,
-			`"${field}"`,
-			itemIndex,
-			'is empty',
-			'Fill it in, or map it from the input item.',
-		);
-	return text;
+	if (text || !required) return text;
+	throw fieldError(
+		ctx,
+		`"${field}"`,
+		itemIndex,
+		'is empty',
+		'Fill it in, or map it from the input item.',
+	);
 }
 
 /** true/false, also as 1/0 or text (what expressions hand over). */
