@@ -86,7 +86,7 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	take(answer.records);
 	if (!full() && !isLast(answer, size) && answer.pages !== undefined && answer.pages > page) {
 		const total = answer.pages;
-		const ahead = pagesAhead(page, total, size, options.limit);
+		const ahead = pagesAhead(page, total, size, limit);
 		if (1 + ahead.length > maxPages) throw options.tooManyPages(maxPages, items.length);
 		const arrived: Array<PageAnswer<R> | undefined> = new Array(ahead.length);
 		let taken = 0;
