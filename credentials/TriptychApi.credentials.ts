@@ -12,20 +12,14 @@ import { SERVICES, SERVICE_NAMES, styleLabel } from '../nodes/shared/transport/s
 /** Per service: its base address, how it takes the key (when it may take it in more than one way), its switch. */
 const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 	const entry = SERVICES[service];
+	const { label, field, placeholder, description, styleField, keySwitch } = entry;
 	const fields: INodeProperties[] = [
-		{
-			displayName: entry.label,
-			name: entry.field,
-			type: 'string',
-			default: '',
-			placeholder: entry.placeholder,
-			description: entry.description,
-		},
+		{ displayName: label, name: field, type: 'string', default: '', placeholder, description },
 	];
-	if (entry.styleField) {
+	if (styleField)
 		fields.push({
 			displayName: styleLabel(service),
-			name: entry.styleField,
+			name: styleField,
 			type: 'options',
 			default: 'generic',
 			description: `${entry.styleDescription}. Services with different keys: use one credential per service.`,
@@ -35,19 +29,15 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 				description: style!.description,
 			})),
 		});
-	}
-	if (entry.keySwitch) fields.push({ ...entry.keySwitch, type: 'boolean', default: false });
+	if (keySwitch) fields.push({ ...keySwitch, type: 'boolean', default: false });
 	return fields;
 });
 
 /**
- * One API key and the base addresses of the three services. The nodes call `httpRequestWithAuthentication`, so the
- * key never passes through node code: n8n applies it here, the way the service at the request's origin takes it
- * (nodes/shared/transport/services.ts), and only for the origins of the configured services. Whatever asks for a
- * request elsewhere (a redirect, a next-page link, an image host) never gets the key.
- *
- * Its Test is a function of the nodes (`testedBy`, nodes/shared/credentialTest.ts): n8n's declarative test can show
- * only the code of a network failure, the function words every outcome with the address.
+ * One API key and the base addresses of the three services. n8n applies the key here, the way the service at the
+ * request's origin takes it, and only for the origins of the configured services: a redirect, a next-page link or an
+ * image host elsewhere never gets it. Its Test is a function of the nodes (`testedBy`): n8n's declarative test could
+ * show only the code of a network failure.
  */
 export class TriptychApi implements ICredentialType {
 	// a literal: n8n's linter reads the name from the source (it is CREDENTIALS_TYPE)

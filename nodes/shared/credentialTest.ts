@@ -6,10 +6,11 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import type { Judgement } from './transport/answer';
 import { checkJson, judge } from './transport/answer';
 import type { Sender } from './transport/attempt';
 import { attempt } from './transport/attempt';
-import { excerpt, redactKey } from './transport/errors';
+import { describeFailure, excerpt, redactKey } from './transport/errors';
 import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
 import type { Service, Style } from './transport/services';
 import { SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
@@ -18,37 +19,16 @@ import type { Failure } from './transport/types';
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
 const MAX_BYTES = 1024 * 1024;
+const LIMITS = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
 
 interface Target {
 	service: Service;
 	style: Style;
-	label: string;
 	base: string;
 	url: URL;
 }
 
 const BY_RANK = [...SERVICE_NAMES].sort((a, b) => SERVICES[a].testRank - SERVICES[b].testRank);
-
-const filled = (data: ICredentialDataDecryptedObject, s: Service) =>
-	String(data[SERVICES[s].field] ?? '').trim() !== '';
-
-/**
- * What the test checks for one service: the request its style names (never one that fires an automation). A string
- * is the reason it cannot test, saying what to fix.
- */
-export function testTarget(
-	data: ICredentialDataDecryptedObject,
-	service: Service,
-): Target | string {
-	const { label, field, styles } = SERVICES[service];
-	const checked = baseOf(data, service);
-	if (!('url' in checked)) return notWebAddress(label, data[field]);
-	const style = styleOf(data, service);
-	const { path, qs } = styles[style]!.test;
-	const url = new URL(checked.url + path);
-	for (const [name, value] of Object.entries(qs ?? {})) url.searchParams.set(name, String(value));
-	return keyRule(data, url.origin).problem ?? { service, style, label, base: checked.url, url };
-}
 
 /** The paths the nodes add to a base address, e.g. "/object or /tags" */
 const PATHS = SERVICE_NAMES.map((s) => SERVICES[s].styles.generic.test.path)
@@ -56,128 +36,123 @@ const PATHS = SERVICE_NAMES.map((s) => SERVICES[s].styles.generic.test.path)
 	.join(' or ');
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
+const passed = (message: string): INodeCredentialTestResult => ({
+	status: 'OK',
+	message: `Connection successful: the ${message}`,
+});
+
+/** The request that tests one service (never one that fires an automation), or why it cannot be tested. */
+export function testTarget(data: ICredentialDataDecryptedObject, service: Service) {
+	const { label, field, styles } = SERVICES[service];
+	const checked = baseOf(data, service);
+	if (!('url' in checked)) return notWebAddress(label, data[field]);
+	const style = styleOf(data, service);
+	const { path, qs } = styles[style]!.test;
+	const url = new URL(checked.url + path);
+	for (const [name, value] of Object.entries(qs ?? {})) url.searchParams.set(name, String(value));
+	return keyRule(data, url.origin).problem ?? { service, style, base: checked.url, url };
+}
+
+/** A redirect is never followed off the service's origin (it would take the key along), whoever saw it. */
+function redirects({ service, base }: Target, code: string, to = ''): INodeCredentialTestResult {
+	const { label } = SERVICES[service];
+	return fail(
+		`The ${label} (${base}) redirects (${code})${to}: set the ${label} to the address the service answers at.`,
+	);
+}
 
 /** The verdict on an answer of the tested service. */
-export function judgeAnswer(
-	target: Target,
-	statusCode: number,
-	judged: ReturnType<typeof judge>,
-): INodeCredentialTestResult {
-	const { label, base, service } = target;
-	const at = `the ${SERVICES[service].name} at ${base}`;
-	const where = `${label} (${base})`;
-	const said =
-		judged.kind === 'text'
-			? describe(excerpt(judged.text))
-			: judged.kind === 'data'
-				? ''
-				: describe(judged.said);
-	if (statusCode === 401)
+export function judgeAnswer(target: Target, status: number, judged: Judgement) {
+	const { service, base, url } = target;
+	const { label, name, styles } = SERVICES[service];
+	const at = `${name} at ${base}`;
+	const text = 'said' in judged ? judged.said : judged.kind === 'text' ? excerpt(judged.text) : '';
+	const said = text && `: "${text}"`;
+	if (status === 401)
 		return fail(
-			`The ${SERVICES[service].name} rejected the API key (HTTP 401). Check the API Key. Tested: ${where}.`,
+			`The ${name} rejected the API key (HTTP 401). Check the API Key. Tested: ${label} (${base}).`,
 		);
-	if (statusCode === 403)
+	if (status === 403)
 		return fail(
-			`The ${SERVICES[service].name} refused the API key (HTTP 403). Check that the key may read from it. Tested: ${where}.`,
+			`The ${name} refused the API key (HTTP 403). Check that the key may read from it. Tested: ${label} (${base}).`,
 		);
-	if (statusCode >= 300 && statusCode < 400)
-		return fail(
-			`The ${where} redirects (HTTP ${statusCode}): set the ${label} to the address the service answers at.`,
+	if (status >= 300 && status < 400) return redirects(target, `HTTP ${status}`);
+	const { verdict } = styles[target.style]!.test;
+	const ok = status >= 200 && status < 300;
+	// the key's page says that the address is IFTTT's and knows the key; only firing an event would prove more
+	if (verdict === 'keyPage' && ok)
+		return passed(
+			`${at} answered the key's page (HTTP ${status}). The test fires no event, so the key is fully checked on the first run.`,
 		);
-	const { verdict } = SERVICES[service].styles[target.style]!.test;
-	if (verdict === 'keyPage') {
-		// the key's page says that the address is IFTTT's and knows the key; only firing an event would prove more
-		if (statusCode >= 200 && statusCode < 300)
-			return {
-				status: 'OK',
-				message: `Connection successful: ${at} answered the key's page (HTTP ${statusCode}). The test fires no event, so the key is fully checked on the first run.`,
-			};
-		if (statusCode === 404)
-			return fail(
-				`${cap(at)} has no page for this key (HTTP 404): check the API Key (from IFTTT's Webhooks settings) and the ${label} (https://maker.ifttt.com).`,
-			);
-	} else if (verdict === 'reachable' && statusCode < 500) {
-		// the trigger service's root may answer anything: reaching it is what can be checked without firing
-		return { status: 'OK', message: `Connection successful: ${at} answered (HTTP ${statusCode}).` };
-	}
-	if (statusCode === 404)
+	if (verdict === 'keyPage' && status === 404)
 		return fail(
-			`Nothing answers at ${target.url.origin}${target.url.pathname} (HTTP 404): use the service's base address in the ${label}, without ${PATHS}.`,
+			`The ${at} has no page for this key (HTTP 404): check the API Key (from IFTTT's Webhooks settings) and the ${label} (https://maker.ifttt.com).`,
 		);
-	if (statusCode < 200 || statusCode >= 300)
+	// the trigger service's root may answer anything: reaching it is what can be checked without firing
+	if (verdict === 'reachable' && status < 500) return passed(`${at} answered (HTTP ${status}).`);
+	if (status === 404)
 		return fail(
-			`${cap(at)} answered HTTP ${statusCode}${said}. Check the ${label}, or try again later.`,
+			`Nothing answers at ${url.origin}${url.pathname} (HTTP 404): use the service's base address in the ${label}, without ${PATHS}.`,
+		);
+	if (!ok)
+		return fail(
+			`The ${at} answered HTTP ${status}${said}. Check the ${label}, or try again later.`,
 		);
 	if (judged.kind === 'refused')
 		return fail(
-			`${cap(at)} answered status "${judged.envelope}"${said}. Check the API Key and the ${label}.`,
+			`The ${at} answered status "${judged.envelope}"${said}. Check the API Key and the ${label}.`,
 		);
 	if (judged.kind !== 'data' || typeof judged.data !== 'object' || judged.data === null)
 		return fail(
-			`${cap(at)} did not answer with JSON${said}: the ${label} may point at a website or a proxy, not at the API.`,
+			`The ${at} did not answer with JSON${said}: the ${label} may point at a website or a proxy, not at the API.`,
 		);
-	return { status: 'OK', message: `Connection successful: ${at} answered.` };
+	return passed(`${at} answered.`);
 }
 
-/** The verdict on a request that got no usable answer (the transport's failure), naming the address and what to check. */
-export function judgeFailure(target: Target, failure: Failure): INodeCredentialTestResult {
-	const { label, base, url } = target;
-	const at = `The ${SERVICES[target.service].name} at ${base}`;
+/** The verdict on a request that got no usable answer: the failures a wrong address gives are said in its terms. */
+function judgeFailure(target: Target, failure: Failure): INodeCredentialTestResult {
+	const { service, base, url } = target;
+	const { label, name } = SERVICES[service];
 	const where = `the ${label} (${base})`;
-	const { code } = failure;
-	switch (failure.kind) {
-		case 'redirect':
-			return fail(
-				`The ${label} (${base}) redirects (${code})${failure.location ? ` to ${excerpt(failure.location)}` : ''}: set the ${label} to the address the service answers at.`,
-			);
-		case 'tooLarge':
-			return fail(
-				`${at} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`,
-			);
-		case 'timeout':
-			return fail(
-				`${at} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`,
-			);
-		case 'broken':
-			return fail(`${at} broke off its answer (${code}): check the ${label}, or try again later.`);
-	}
-	if (code === 'ECONNREFUSED')
+	const { code, kind } = failure;
+	if (kind === 'redirect')
+		return redirects(target, code, failure.location ? ` to ${excerpt(failure.location)}` : '');
+	if (kind === 'tooLarge')
+		return fail(
+			`The ${name} at ${base} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`,
+		);
+	if (kind === 'timeout')
+		return fail(
+			`The ${name} at ${base} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`,
+		);
+	if (kind === 'network' && code === 'ECONNREFUSED')
 		return fail(
 			`Nothing listens at ${url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`,
 		);
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+	if (kind === 'network' && (code === 'ENOTFOUND' || code === 'EAI_AGAIN'))
 		return fail(
 			`The host "${url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`,
 		);
-	if (code === 'ECONNRESET' || code === 'EPIPE')
-		return fail(
-			`The connection to ${url.host} was closed before an answer (${code}): check http:// or https:// in ${where}, and any firewall or proxy.`,
-		);
-	if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+	if (kind === 'network' && /CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
 		return fail(
 			`The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`,
 		);
-	return fail(`Could not reach ${where}: ${excerpt(failure.detail ?? failure.kind)} (${code}).`);
+	const [message, advice] = describeFailure(failure, { ...LIMITS, what: `the ${name}`, label });
+	return fail(`${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`);
 }
-
-function describe(said: string): string {
-	return said ? `: "${said}"` : '';
-}
-
-const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /**
  * The credential's Test (the three nodes name it with `testedBy`): one safe GET to each service filled in, at once,
- * through the nodes' transport (its time limit, size limit, redirect rule and failure classes), with the key applied
- * by the credential's own `authenticate`. It succeeds when every service does; otherwise its message gives every
- * service's verdict, naming the address and what to fix. Services left empty are skipped, and said so.
+ * through the nodes' transport, with the key applied by the credential's own `authenticate`. Its message gives every
+ * service's verdict; services left empty are skipped, and said so.
  */
 export async function triptychApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	const data = credential.data ?? {};
-	const tested = BY_RANK.filter((s) => filled(data, s));
+	const isFilled = (s: Service) => String(data[SERVICES[s].field] ?? '').trim() !== '';
+	const tested = BY_RANK.filter(isFilled);
 	if (!tested.length) {
 		const labels = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
 		return fail(
@@ -190,17 +165,17 @@ export async function triptychApiTest(
 			return typeof target === 'string' ? fail(target) : await runTest.call(this, data, target);
 		}),
 	);
-	const skipped = BY_RANK.filter((s) => !filled(data, s)).map(
-		(s) => `${SERVICES[s].label} empty: skipped.`,
-	);
 	const lines = verdicts.map((v, n) =>
 		tested.length === 1 ? v.message : `${SERVICES[tested[n]].label}: ${v.message}`,
 	);
-	const status = verdicts.every((v) => v.status === 'OK') ? 'OK' : 'Error';
 	// a credential for one service is tested as that; the others' emptiness is news only beside another verdict
-	const message = [...lines, ...(tested.length > 1 ? skipped : [])].join(' ');
-	// a service may echo the key back (in a message, a page, a redirect address): it is not shown
-	return { status, message: redactKey(message, String(data.apiKey ?? '')) };
+	if (tested.length > 1)
+		for (const s of BY_RANK) if (!isFilled(s)) lines.push(`${SERVICES[s].label} empty: skipped.`);
+	return {
+		status: verdicts.every((v) => v.status === 'OK') ? 'OK' : 'Error',
+		// a service may echo the key back (in a message, a page, a redirect address): it is not shown
+		message: redactKey(lines.join(' '), String(data.apiKey ?? '')),
+	};
 }
 
 async function runTest(
@@ -208,12 +183,11 @@ async function runTest(
 	data: ICredentialDataDecryptedObject,
 	target: Target,
 ): Promise<INodeCredentialTestResult> {
-	// n8n gives a credential test function one HTTP helper, `request` (ICredentialTestFunctions: no `httpRequest`).
-	// The linter's no-deprecated-workflow-functions rule matches `this.helpers.request` by its spelling and asks for
-	// `httpRequest`, which does not exist here; taking the helper by name is the same call, said here openly.
+	// a credential test gets only the `request` helper (no `httpRequest`, which the linter would ask for by its
+	// spelling `this.helpers.request`): taken by name, it is the same call
 	const { request } = this.helpers;
 	const send: Sender = async (plain) => {
-		const options = applyKey(data, plain); // the credential's own `authenticate`
+		const options = applyKey(data, plain);
 		const answer = request({
 			method: options.method,
 			uri: options.url,

@@ -2,10 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { fieldError, show, toInteger } from './validation';
 
-/**
- * A number option defined once: its field in the node's description and the code that reads and checks it share
- * the same name, default, bounds and label, so they cannot drift apart.
- */
+/** A number option defined once, so its field and the code that reads it cannot drift apart. */
 export interface NumberOption {
 	displayName: string;
 	name: string;
@@ -16,19 +13,14 @@ export interface NumberOption {
 	hint?: string;
 }
 
-export function numberProperty(option: NumberOption): INodeProperties {
-	const initial = option.default;
+export function numberProperty({ min, max, hint, ...field }: NumberOption): INodeProperties {
+	const initial = field.default;
 	return {
-		displayName: option.displayName,
-		name: option.name,
+		...field,
 		type: 'number',
-		typeOptions: {
-			minValue: option.min,
-			...(option.max !== undefined ? { maxValue: option.max } : {}),
-		},
+		typeOptions: { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) },
 		default: initial,
-		description: option.description,
-		...(option.hint ? { hint: option.hint } : {}),
+		...(hint ? { hint } : {}),
 	};
 }
 
@@ -40,14 +32,8 @@ export function readNumber(
 	itemIndex: number,
 ): number {
 	const value = options[option.name];
-	return toInteger(
-		ctx,
-		value === undefined || value === null || value === '' ? option.default : value,
-		option.displayName,
-		itemIndex,
-		option.min,
-		option.max,
-	);
+	const given = value === undefined || value === null || value === '' ? option.default : value;
+	return toInteger(ctx, given, option.displayName, itemIndex, option.min, option.max);
 }
 
 /** A choice defined once: its field and the check of what an expression may hand over. */
@@ -59,15 +45,14 @@ export interface ChoiceOption<V extends string = string> {
 	options: Array<{ name: string; value: V; description?: string }>;
 }
 
-export function choiceProperty(option: ChoiceOption): INodeProperties {
-	const initial = option.default;
+export function choiceProperty({ description, ...field }: ChoiceOption): INodeProperties {
+	const initial = field.default;
 	return {
-		displayName: option.displayName,
-		name: option.name,
+		...field,
 		type: 'options',
 		default: initial,
-		...(option.description ? { description: option.description } : {}),
-		options: [...option.options].sort((a, b) => a.name.localeCompare(b.name)),
+		...(description ? { description } : {}),
+		options: [...field.options].sort((a, b) => a.name.localeCompare(b.name)),
 	};
 }
 
@@ -81,13 +66,9 @@ export function readChoice<V extends string>(
 	if (value === undefined || value === null || value === '') return option.default;
 	const allowed = option.options.map((o) => o.value);
 	if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as V;
-	throw fieldError(
-		ctx,
-		`"${option.displayName}"`,
-		itemIndex,
-		`must be one of ${allowed.join(', ')}, not ${show(value)}`,
-		`Choose ${option.options.map((o) => o.name).join(', ')}.`,
-	);
+	const problem = `must be one of ${allowed.join(', ')}, not ${show(value)}`;
+	const choices = option.options.map((o) => o.name).join(', ');
+	throw fieldError(ctx, `"${option.displayName}"`, itemIndex, problem, `Choose ${choices}.`);
 }
 
 /** A Sort Order choice (ascending / descending), sent under the name the service uses. */

@@ -14,85 +14,51 @@ export interface ItemOperation<P> {
 	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
 }
 
-export interface RunOptions {
-	/** `this.continueOnFail()` of the node's execute() */
-	continueOnFail: boolean;
-	/** Items worked on at once (the requests themselves are paced by the client's gate) */
-	concurrency: number;
-	/** Called once when an item fails and the node will stop: nothing more should be sent */
-	onStop?: () => void;
-}
-
 /**
- * Runs a node's items and keeps n8n's contracts:
+ * A node's `execute()`, keeping n8n's contracts:
  * - every item's fields are read and checked before the first request, so a wrong value stops the node before
  *   anything was sent (with Continue On Fail, that item becomes an error item and the others run);
  * - output in input order and `pairedItem` on every item, however many items run at once;
- * - Continue On Fail turns an item's error into an output item paired to it; without it the first error stops
- *   the node (items not yet started are not started, and `onStop` lets the client stop sending).
+ * - without Continue On Fail the first error stops the node: items not yet started are not, and the client halts.
  */
-export async function runItems<P>(
+export async function runNode<P>(
 	ctx: IExecuteFunctions,
-	operation: ItemOperation<P>,
-	options: RunOptions,
+	makeOperation: (client: TriptychClient) => ItemOperation<P>,
 ): Promise<INodeExecutionData[][]> {
+	const concurrency = getConcurrency(ctx);
+	const client = new TriptychClient(ctx, concurrency);
+	const operation = makeOperation(client);
+	const continueOnFail = ctx.continueOnFail();
 	const count = ctx.getInputData().length;
-	const plans: Array<P | Error> = [];
-	for (let i = 0; i < count; i++) {
-		let plan: P | Error;
+	const plans = Array.from({ length: count }, (_, i) => {
 		try {
-			plan = operation.read(i);
+			return operation.read(i);
 		} catch (error) {
-			plan = asNodeError(ctx, error, i);
+			const failed = asNodeError(ctx, error, i);
+			if (continueOnFail) return failed;
+			throw failed;
 		}
-		if (plan instanceof Error && !options.continueOnFail) throw plan;
-		plans.push(plan);
-	}
+	});
 
 	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
 	const forModel = isTool(ctx);
 	const results: INodeExecutionData[][] = new Array(count);
-	await pool(count, options.concurrency, async (i) => {
-		const plan = plans[i];
-		let failure: unknown = plan instanceof Error ? plan : undefined;
-		if (!(plan instanceof Error)) {
+	try {
+		await pool(count, concurrency, async (i) => {
+			const plan = plans[i];
 			try {
+				if (plan instanceof Error) throw plan;
 				const produced = await operation.run(plan, i);
 				results[i] = produced.map((item) => ({ ...item, pairedItem: { item: i } }));
-				return;
-			} catch (error) {
-				failure = error;
+			} catch (failure) {
+				const error = asNodeError(ctx, failure, i);
+				if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
+				if (!continueOnFail) {
+					client.halt();
+					throw error;
+				}
+				results[i] = [errorItem(error, i)];
 			}
-		}
-		const error = asNodeError(ctx, failure, i);
-		if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
-		if (!options.continueOnFail) {
-			options.onStop?.();
-			throw error;
-		}
-		results[i] = [errorItem(error, i)];
-	});
-
-	const out: INodeExecutionData[] = [];
-	for (const produced of results) if (produced) for (const item of produced) out.push(item);
-	return [out];
-}
-
-/**
- * A node's `execute()`: one client for the run (with the node's Concurrency), its items run by `runItems`, and a
- * hint when the run waited for quota resets the service announced.
- */
-export async function runNode<P>(
-	ctx: IExecuteFunctions,
-	operation: (client: TriptychClient) => ItemOperation<P>,
-): Promise<INodeExecutionData[][]> {
-	const concurrency = getConcurrency(ctx);
-	const client = new TriptychClient(ctx, concurrency);
-	try {
-		return await runItems(ctx, operation(client), {
-			continueOnFail: ctx.continueOnFail(),
-			concurrency,
-			onStop: () => client.halt(),
 		});
 	} finally {
 		if (client.announcedMs > 0)
@@ -101,6 +67,7 @@ export async function runNode<P>(
 				`The service's rate-limit headers announced quota resets: this run waited ${Math.ceil(client.announcedMs / 1000)} s for them in all (not retries).`,
 			);
 	}
+	return [results.flatMap((produced) => produced ?? [])];
 }
 
 /** An execution hint in the output pane (n8n 1.x without them: nothing). */
@@ -111,11 +78,7 @@ export function addHint(ctx: IExecuteFunctions, message: string): void {
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */
-export function errorItem(
-	error: unknown,
-	itemIndex: number,
-	extra: JsonObject = {},
-): INodeExecutionData {
+export function errorItem(error: unknown, itemIndex: number, extra: JsonObject = {}) {
 	const e = error as NodeApiError;
 	const json: JsonObject = { error: e.message };
 	if (e.description) json.description = e.description;

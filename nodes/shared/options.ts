@@ -1,11 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
 import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport/retry';
 import type { NumberOption } from './fields';
 import { numberProperty, readNumber } from './fields';
 
-export const TIMEOUT: NumberOption = {
+const TIMEOUT: NumberOption = {
 	displayName: 'Timeout (ms)',
 	name: 'timeout',
 	default: 30000,
@@ -15,7 +15,7 @@ export const TIMEOUT: NumberOption = {
 		'Time limit of one attempt, in milliseconds: connecting, every redirect, the headers and the whole answer must arrive within it',
 };
 
-export const MAX_RETRY_WAIT: NumberOption = {
+const MAX_RETRY_WAIT: NumberOption = {
 	displayName: 'Max Retry Wait (Seconds)',
 	name: 'maxRetryWait',
 	default: 30,
@@ -24,7 +24,7 @@ export const MAX_RETRY_WAIT: NumberOption = {
 	description: `Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to ${ANNOUNCED_WAIT_MS / 60_000} minutes (or this, when longer).`,
 };
 
-export const RETRY_DELAY: NumberOption = {
+const RETRY_DELAY: NumberOption = {
 	displayName: 'Initial Retry Delay (ms)',
 	name: 'retryDelay',
 	default: 500,
@@ -34,7 +34,7 @@ export const RETRY_DELAY: NumberOption = {
 		'Wait before the first retry, in milliseconds; doubled on each further retry, with jitter. A Retry-After header from the service takes precedence.',
 };
 
-export const MAX_RESPONSE_SIZE: NumberOption = {
+const MAX_RESPONSE_SIZE: NumberOption = {
 	displayName: 'Max Response Size (MB)',
 	name: 'maxResponseSize',
 	default: 16,
@@ -54,34 +54,27 @@ export const CONCURRENCY: NumberOption = {
 		'Most requests in flight at once for this node. Every run of every workflow in this n8n process that calls the same service with the same credential shares one allowance, which adapts to the service: more while that brings answers faster, fewer when it pushes back (429, 503, timeouts), paced by its rate-limit headers when it sends them. 1 sends one request at a time, in item order.',
 };
 
-const MAX_ATTEMPTS = (description: string): NumberOption => ({
+/** Max Attempts as it is true for a GET: everything transient is retried. */
+export const MAX_ATTEMPTS_READ: NumberOption = {
 	displayName: 'Max Attempts',
 	name: 'maxAttempts',
 	default: 3,
 	min: 1,
 	max: 10,
-	description,
-});
-
-/** Max Attempts as it is true for a GET: everything transient is retried. */
-export const MAX_ATTEMPTS_READ = MAX_ATTEMPTS(
-	`Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, and do not count.`,
-);
+	description: `Attempts per request, the first included; 1 turns retries off. 502/503/504 answers, timeouts and broken connections are retried. Rate limits (429) are retried within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, and do not count.`,
+};
 
 /** Max Attempts as it is true for Fire Automation, whose retries could fire an automation twice. */
-export const MAX_ATTEMPTS_FIRE = MAX_ATTEMPTS(
-	`Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, not counted.`,
-);
+export const MAX_ATTEMPTS_FIRE: NumberOption = {
+	...MAX_ATTEMPTS_READ,
+	description: `Attempts per call, the first included; 1 turns retries off. Refused connections are retried; 502/503/504, timeouts and broken connections only with an Idempotency Key (else it could fire twice). 429s: within Max Retry Wait, up to ${MAX_RATE_LIMITED} times, not counted.`,
+};
 
 /** Timeout, retries and size limit: the fields of every node's Options, in alphabetical order. */
-export function requestOptions(
-	maxAttempts: NumberOption,
-	concurrency = CONCURRENCY,
-): INodeProperties[] {
-	return [concurrency, RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(
+export const requestOptions = (maxAttempts: NumberOption, concurrency = CONCURRENCY) =>
+	[concurrency, RETRY_DELAY, maxAttempts, MAX_RESPONSE_SIZE, MAX_RETRY_WAIT, TIMEOUT].map(
 		numberProperty,
 	);
-}
 
 /** The Options collection's timeout, retry and size settings of one item, checked. */
 export function getRequestSettings(

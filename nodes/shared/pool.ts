@@ -8,19 +8,17 @@ export async function pool(
 	job: (index: number) => Promise<void>,
 ): Promise<void> {
 	let next = 0;
-	let failed = false;
-	let first: unknown;
+	let failure: { error: unknown } | undefined;
 	const worker = async () => {
-		while (!failed && next < count) {
+		while (!failure && next < count) {
 			const index = next++;
 			try {
 				await job(index);
 			} catch (error) {
-				if (!failed) first = error;
-				failed = true;
+				failure ??= { error };
 			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
-	if (failed) throw first;
+	if (failure) throw failure.error;
 }

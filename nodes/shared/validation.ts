@@ -35,16 +35,10 @@ export function toInteger(
 	max = Number.MAX_SAFE_INTEGER,
 ): number {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-		const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
-		throw fieldError(
-			ctx,
-			`"${field}"`,
-			itemIndex,
-			`must be a whole number ${range}, not ${show(value)}`,
-		);
-	}
-	return n;
+	if (typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max) return n;
+	const range = max === Number.MAX_SAFE_INTEGER ? `of ${min} or more` : `from ${min} to ${max}`;
+	const problem = `must be a whole number ${range}, not ${show(value)}`;
+	throw fieldError(ctx, `"${field}"`, itemIndex, problem);
 }
 
 /** A text field; `required` rejects empty text. */
@@ -57,20 +51,17 @@ export function toText(
 ): string {
 	if (value === undefined || value === null) value = '';
 	if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
-	if (typeof value !== 'string') {
+	if (typeof value !== 'string')
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
-	}
 	const text = value.trim();
-	if (required && !text) {
-		throw fieldError(
-			ctx,
-			`"${field}"`,
-			itemIndex,
-			'is empty',
-			'Fill it in, or map it from the input item.',
-		);
-	}
-	return text;
+	if (text || !required) return text;
+	throw fieldError(
+		ctx,
+		`"${field}"`,
+		itemIndex,
+		'is empty',
+		'Fill it in, or map it from the input item.',
+	);
 }
 
 /** true/false, also as 1/0 or text (what expressions hand over). */
@@ -79,22 +70,16 @@ export function toBoolean(
 	value: unknown,
 	field: string,
 	itemIndex: number,
-): boolean {
+) {
 	if (typeof value === 'boolean') return value;
 	if (value === 1 || value === 0) return value === 1;
-	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim())) {
+	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim()))
 		return /^(true|1)$/i.test(value.trim());
-	}
 	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
 }
 
 /** A comma-separated list of names (empty entries dropped). */
-export function toList(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-): string[] {
+export function toList(ctx: IExecuteFunctions, value: unknown, field: string, itemIndex: number) {
 	return toText(ctx, value, field, itemIndex)
 		.split(',')
 		.map((s) => s.trim())
@@ -105,10 +90,7 @@ export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * What a service sent where something else was expected, in a few words ("a list", "an object with the keys a,
- * b"). A whole body that is null is better said `describeValue(body ?? undefined)`: "an empty body".
- */
+/** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
 export function describeValue(value: unknown): string {
 	if (value === undefined || value === '') return 'an empty body';
 	if (value === null) return 'null';
@@ -120,10 +102,7 @@ export function describeValue(value: unknown): string {
 	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
 }
 
-/**
- * Whether the node runs as an AI agent's tool: n8n's own signal where the n8n version has it, else the type name of
- * a tool variant (it ends in "Tool").
- */
+/** Whether the node runs as an AI agent's tool: n8n's own signal where the version has one, else the type name. */
 export function isTool(ctx: IExecuteFunctions): boolean {
 	const own = (ctx as { isToolExecution?: () => boolean }).isToolExecution;
 	if (typeof own === 'function' && own.call(ctx)) return true;
