@@ -55,10 +55,7 @@ export class MuseumObjectSearch implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		let operation: MuseumOperation | undefined;
-		const output = await runNode(
-			this,
-			(client) => (operation = museumOperation(this, client, this.continueOnFail())),
-		);
+		const output = await runNode(this, (client) => (operation = museumOperation(this, client)));
 		operation?.finish();
 		return output;
 	}

@@ -1,11 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { ChoiceOption, NumberOption } from '../shared/fields';
+import type { ChoiceOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { getFields } from './actions/get';
 import { searchFields, searchOptions } from './actions/search.description';
-import { IMAGE_SIZE, IMAGE_WIDTH } from './imageSize';
+import { IMAGE_SIZE, IMAGE_WIDTH, MAX_IMAGE_SIZE, MAX_IMAGES } from './imageSize';
 
 export type Operation = 'search' | 'get';
 export type Output = 'simplified' | 'raw' | 'selected';
@@ -41,25 +41,6 @@ export const OUTPUT: ChoiceOption<Output> = {
 				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
 		},
 	],
-};
-
-export const MAX_IMAGES: NumberOption = {
-	displayName: 'Max Images',
-	name: 'maxImages',
-	default: 50,
-	min: 0,
-	description:
-		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
-};
-
-export const MAX_IMAGE_SIZE: NumberOption = {
-	displayName: 'Max Image Size (MB)',
-	name: 'maxImageSize',
-	default: 25,
-	min: 1,
-	max: 1024,
-	description:
-		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
 };
 
 /** The record fields Selected Fields offers; any other field goes in Other Fields. */

@@ -1,18 +1,16 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { ChoiceOption, NumberOption } from '../shared/fields';
+import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
 import type { StyleEntry } from '../shared/transport';
-import { isPlainObject } from '../shared/validation';
+import { isPlainObject, toText } from '../shared/validation';
 import { imageUrlOf, recordKey } from './records';
 
-export type ImageSize = 'thumbnail' | 'post' | 'original' | 'custom';
-
 /** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
-const WIDTHS: Record<'thumbnail' | 'post', number> = { thumbnail: 256, post: 800 };
+const WIDTHS = { thumbnail: 256, post: 800, original: undefined };
 /** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
 const RESTRICTED_WIDTH = 256;
 
-export const IMAGE_SIZE: ChoiceOption<ImageSize> = {
+export const IMAGE_SIZE: ChoiceOption<'thumbnail' | 'post' | 'original' | 'custom'> = {
 	displayName: 'Image Size',
 	name: 'imageSize',
 	default: 'post',
@@ -39,9 +37,32 @@ export const IMAGE_WIDTH: NumberOption = {
 	description: 'Width of the downloaded images, in pixels (the height follows)',
 };
 
-/** The width to ask for; undefined = the original. */
-export function widthFor(size: ImageSize, custom: number): number | undefined {
-	return size === 'original' ? undefined : size === 'custom' ? custom : WIDTHS[size];
+export const MAX_IMAGES: NumberOption = {
+	displayName: 'Max Images',
+	name: 'maxImages',
+	default: 50,
+	min: 0,
+	description:
+		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
+};
+
+export const MAX_IMAGE_SIZE: NumberOption = {
+	displayName: 'Max Image Size (MB)',
+	name: 'maxImageSize',
+	default: 25,
+	min: 1,
+	max: 1024,
+	description:
+		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
+};
+
+/** Download Images, when on. */
+export interface ImagesPlan {
+	property: string;
+	maxImages: number;
+	maxBytes: number;
+	/** Width to ask for; undefined = the original */
+	width?: number;
 }
 
 /** An image to download: the address to fetch, the address it was sized from (for its file name), its object. */
@@ -49,6 +70,32 @@ export interface ImageRef {
 	url: string;
 	source: string;
 	objectId: unknown;
+}
+
+export function readImages(ctx: IExecuteFunctions, i: number): ImagesPlan {
+	const param = (name: string, fallback: unknown) =>
+		ctx.getNodeParameter(name, i, fallback as string) as unknown;
+	const property = toText(
+		ctx,
+		param('binaryPropertyName', 'data'),
+		'Put Output File in Field',
+		i,
+		true,
+	);
+	const read = (option: NumberOption) =>
+		readNumber(
+			ctx,
+			{ [option.name]: param(option.name, option.default) } as IDataObject,
+			option,
+			i,
+		);
+	const size = readChoice(ctx, param(IMAGE_SIZE.name, IMAGE_SIZE.default), IMAGE_SIZE, i);
+	return {
+		property,
+		maxImages: read(MAX_IMAGES),
+		maxBytes: read(MAX_IMAGE_SIZE) * 1024 * 1024,
+		width: size === 'custom' ? read(IMAGE_WIDTH) : WIDTHS[size],
+	};
 }
 
 /**
@@ -64,24 +111,19 @@ export function imageOf(
 ): ImageRef | undefined {
 	const source = imageUrlOf(record);
 	if (!source) return undefined;
-	const objectId = recordKey(record);
-	if (width === undefined) return { url: source, source, objectId };
+	const sized = (url: string) => ({ url, source, objectId: recordKey(record) });
+	if (width === undefined) return sized(source);
 	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
 	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
-	const primary = images.find((image) => image.baseimageurl === source) ?? images[0];
-	const iiif = primary?.iiifbaseuri;
+	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
 	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim())) {
-		return { url: `${iiif.trim().replace(/\/+$/, '')}/full/${w},/0/default.jpg`, source, objectId };
+		return sized(`${iiif.trim().replace(/\/+$/, '')}/full/${w},/0/default.jpg`);
 	}
-	if (style.imageWidthQuery) {
-		try {
-			const url = new URL(source);
-			url.searchParams.delete('height');
-			url.searchParams.set('width', String(w));
-			return { url: url.toString(), source, objectId };
-		} catch {
-			// not an address: the download says so
-		}
+	if (style.imageWidthQuery && URL.canParse(source)) {
+		const url = new URL(source);
+		url.searchParams.delete('height');
+		url.searchParams.set('width', String(w));
+		return sized(url.toString());
 	}
-	return { url: source, source, objectId };
+	return sized(source);
 }

@@ -5,13 +5,13 @@ import type {
 	INodeExecutionData,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
 import { type RequestSettings, type TriptychClient, describeFailure } from '../shared/transport';
-import type { ImageRef } from './imageSize';
-import type { ImagesPlan } from './plan';
+import type { ImageRef, ImagesPlan } from './imageSize';
+import type { Found } from './operation';
+import { answerError } from './records';
 
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
@@ -64,34 +64,26 @@ export function fileNameFor(
 }
 
 /**
- * Downloads one image WITHOUT the API key (`client.download` is never authenticated) and returns it as n8n binary
- * data, within Timeout and Max Image Size. A failed download is a NodeApiError naming the object, the address and
- * what went wrong.
+ * Downloads one image WITHOUT the API key (`client.download` is never authenticated), within Timeout and Max Image
+ * Size. A failed download is an error naming the object, the address and what went wrong.
  */
-export async function downloadImage(
+async function downloadImage(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	image: ImageRef,
+	{ url, source, objectId }: ImageRef,
 	settings: RequestSettings,
 	maxBytes: number,
-	itemIndex: number,
+	i: number,
 ): Promise<IBinaryData> {
-	const { url, objectId } = image;
 	const fail = (what: string, description: string, httpCode?: string) =>
-		new NodeApiError(
+		answerError(
 			ctx.getNode(),
-			{
-				message: `Could not download the image: ${what}`,
-				...(httpCode ? { httpCode } : {}),
-			} as JsonObject,
-			{
-				message: `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${itemIndex}]`,
-				description,
-				httpCode,
-				itemIndex,
-			},
+			`Could not download the image: ${what}`,
+			`Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`,
+			description,
+			i,
+			httpCode,
 		);
-
 	let address: URL;
 	try {
 		address = new URL(url);
@@ -107,19 +99,16 @@ export async function downloadImage(
 			'Only http:// and https:// images can be downloaded.',
 		);
 	}
-
 	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
-		const sizeOption = 'Max Image Size';
-		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes, sizeOption };
-		const [what, advice] = describeFailure(failure, wording);
+		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };
+		const [what, advice] = describeFailure(failure, { ...wording, sizeOption: 'Max Image Size' });
 		const tries = gaveUp && !gaveUp.unsafe ? ` It ${gaveUp.text}.` : '';
 		const said = what.charAt(0).toLowerCase() + what.slice(1);
 		throw fail(client.redact(said), `${client.redact(advice)}${tries}`);
 	}
-	const response = outcome.res;
-	const status = response.statusCode;
+	const status = outcome.res.statusCode;
 	if (status < 200 || status >= 300) {
 		throw fail(
 			`the image host answered HTTP ${status}`,
@@ -129,7 +118,7 @@ export async function downloadImage(
 			String(status),
 		);
 	}
-	const headers = response.headers as IDataObject;
+	const headers = outcome.res.headers as IDataObject;
 	const mimeType = String(headers['content-type'] ?? '')
 		.split(';')[0]
 		.trim()
@@ -140,42 +129,38 @@ export async function downloadImage(
 			'The linked address does not serve an image file.',
 		);
 	}
-	const fileName = fileNameFor(headers['content-disposition'], image.source, mimeType, objectId);
-	return await ctx.helpers.prepareBinaryData(response.body, fileName, mimeType);
+	const fileName = fileNameFor(headers['content-disposition'], source, mimeType, objectId);
+	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
 }
 
 /**
  * Download Images: each object's primary image becomes binary data, up to Max Images per run (`budget` is shared
- * by the run's items). Past the cap an object keeps its data without binary; `budget.omitted` counts those for
- * the run's hint. A failed download fails the run, or with Continue On Fail turns that object's item into an error
- * item.
+ * by the run's items; `omitted` counts the objects past it, which keep their data without binary). A failed
+ * download fails the run, or with Continue On Fail turns that object's item into an error item.
  */
 export async function attachImages(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	plan: ImagesPlan,
+	{ property, maxImages, maxBytes }: ImagesPlan,
 	settings: RequestSettings,
-	items: INodeExecutionData[],
-	images: Array<ImageRef | undefined>,
+	found: Found[],
 	i: number,
 	budget: { used: number; omitted: number },
-	continueOnFail: boolean,
-): Promise<void> {
-	const { property, maxImages, maxBytes } = plan;
+): Promise<INodeExecutionData[]> {
+	const items = found.map((entry) => entry.item);
 	const jobs: number[] = [];
-	images.forEach((image, n) => {
+	found.forEach(({ image }, n) => {
 		if (!image) return;
-		if (budget.used >= maxImages) {
-			budget.omitted++;
-			return;
+		if (budget.used >= maxImages) budget.omitted++;
+		else {
+			budget.used++;
+			jobs.push(n);
 		}
-		budget.used++;
-		jobs.push(n);
 	});
 	// as many at once as the gate of the image host allows
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
-		const image = images[n]!;
+		const image = found[n].image!;
 		let failure: unknown;
 		try {
 			const binary = await downloadImage(ctx, client, image, settings, maxBytes, i);
@@ -184,10 +169,11 @@ export async function attachImages(
 		} catch (error) {
 			failure = error;
 		}
-		if (!continueOnFail) throw failure;
+		if (!ctx.continueOnFail()) throw failure;
 		items[n] = errorItem(failure, i, {
 			objectId: (image.objectId ?? null) as JsonObject[string],
 			imageUrl: image.url,
 		});
 	});
+	return items;
 }

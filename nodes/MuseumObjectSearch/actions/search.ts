@@ -1,13 +1,21 @@
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { getLimit, readChoice, readNumber } from '../../shared/fields';
 import { fetchAllPages } from '../../shared/paging';
 import type { StyleEntry, TriptychClient } from '../../shared/transport';
-import { describeValue, isPlainObject } from '../../shared/validation';
-import { colorQuery } from '../color';
-import type { Found, Plan } from '../plan';
-import { readPage, recordKey } from '../records';
-import type { SearchPlan } from './search.plan';
+import {
+	describeValue,
+	fieldError,
+	isPlainObject,
+	show,
+	toList,
+	toText,
+} from '../../shared/validation';
+import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
+import type { Found, Plan, Result } from '../operation';
+import { answerError, readPage, recordKey } from '../records';
+import { MAX_PAGES, PAGE, SORT_ORDER } from './search.description';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
@@ -16,24 +24,112 @@ const MAX_PAGE_SIZE = 100;
  * enough that pages arriving out of order never hold much memory.
  */
 const PAGES_AT_ONCE = 16;
+/** Names the node always sends itself: Additional Query Parameters may not use them. */
+const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
-/** What one search returned and, when Max Pages cut a Limit short, how many more objects matched. */
-export interface SearchResult {
-	found: Found[];
-	/** Max Pages was reached before Limit: matching objects not returned (undefined when not cut) */
-	left?: number;
+/** A search, checked; what depends on the service's style (page size, colours) is added when it runs. */
+export interface SearchPlan {
+	/** Query parameters of every page request, without q, colours, page size and page */
+	qs: IDataObject;
+	q?: string;
+	/** The Color filter and the parameter it goes under */
+	colors?: Colors & { parameter: string };
+	/** Records wanted; undefined = all */
+	limit?: number;
+	startPage: number;
+	maxPages: number;
 }
 
-/** The query of every page: the plan's, with the colours and hues as this service takes them. */
-function finalQuery(ctx: IExecuteFunctions, search: SearchPlan, style: StyleEntry, i: number) {
-	const qs: IDataObject = { ...search.qs };
-	const { colors } = search;
-	const color = colors ? colorQuery(ctx, colors, i, style) : {};
-	if (color.color) qs[colors!.parameter] = color.color;
-	const text = search.q ?? (qs.q as string | undefined);
-	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
-	else if (text) qs.q = text;
-	return qs;
+/** Filter Parameter Names: the renamed filters, each at most once. */
+function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
+	const names = new Map<Filter, string>();
+	for (const entry of ((options.filterNames as IDataObject)?.names ?? []) as IDataObject[]) {
+		const filter = FILTERS.find(({ key }) => key === entry.filter);
+		const field = '"Filter Parameter Names"';
+		if (!filter) throw fieldError(ctx, field, i, `names an unknown filter ${show(entry.filter)}`);
+		if (names.has(filter)) {
+			const problem = `renames the ${filter.label} filter twice`;
+			throw fieldError(ctx, field, i, problem, 'Keep one entry per filter.');
+		}
+		const label = `Filter Parameter Names: ${filter.label}`;
+		names.set(filter, toText(ctx, entry.parameter, label, i, true));
+	}
+	return names;
+}
+
+export function readSearchPlan(
+	ctx: IExecuteFunctions,
+	i: number,
+	options: IDataObject,
+	asTool: boolean,
+): SearchPlan {
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+	const limit = getLimit(ctx, i);
+	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
+	const filterNames = readFilterNames(ctx, options, i);
+	const qs: IDataObject = {};
+	let colors: SearchPlan['colors'];
+	// Who sends each parameter name, to refuse clashes instead of silently replacing a value.
+	const owners = new Map(PAGER_PARAMETERS.map((name) => [name, 'the pager (Limit, Page)']));
+	const claim = (name: string, owner: string, value?: string) => {
+		const taken = owners.get(name);
+		if (taken) {
+			throw fieldError(
+				ctx,
+				`"${owner}"`,
+				i,
+				`would send the parameter "${name}", which ${taken} already sends`,
+				'Use another parameter name, or clear one of the two fields.',
+			);
+		}
+		owners.set(name, owner);
+		if (value !== undefined) qs[name] = value;
+	};
+
+	if (q) claim('q', 'Search');
+	for (const filter of FILTERS) {
+		const read = filter.read(ctx, filters[filter.key], i);
+		const parameter = filterNames.get(filter) ?? filter.parameter;
+		if (read.value !== undefined) claim(parameter, filter.label, read.value);
+		if (read.colors) {
+			claim(parameter, filter.label);
+			colors = { ...read.colors, parameter };
+		}
+	}
+	if (asTool && !q && !Object.keys(qs).length && !colors) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
+			{ itemIndex: i },
+		);
+	}
+
+	const sort = toText(ctx, options.sort, 'Sort', i);
+	if (sort) claim('sort', 'Sort', sort);
+	if (options.sortOrder !== undefined) {
+		claim('sortorder', 'Sort Order', readChoice(ctx, options.sortOrder, SORT_ORDER, i));
+	}
+	const fields = toList(ctx, options.fields, 'Fields', i);
+	if (fields.length) {
+		// Pages may overlap: objectid is what recognises a record seen on an earlier page.
+		if (!fields.includes('objectid')) fields.push('objectid');
+		claim('fields', 'Fields', fields.join(','));
+	}
+	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
+	extra.forEach((entry, n) => {
+		const label = `Additional Query Parameters: Name of parameter ${n + 1}`;
+		const name = toText(ctx, entry.name, label, i, true);
+		const value = toText(ctx, entry.value, `Additional Query Parameters: Value of "${name}"`, i);
+		claim(name, `Additional Query Parameters: ${name}`, value);
+	});
+	return {
+		qs,
+		...(q ? { q } : {}),
+		colors,
+		limit,
+		startPage: readNumber(ctx, options, PAGE, i),
+		maxPages: readNumber(ctx, options, MAX_PAGES, i),
+	};
 }
 
 /**
@@ -48,11 +144,15 @@ export async function searchObjects(
 	style: StyleEntry,
 	map: (record: IDataObject) => Found,
 	i: number,
-): Promise<SearchResult> {
+): Promise<Result> {
 	const node = ctx.getNode();
 	const search = plan.search!;
-	const qs = finalQuery(ctx, search, style, i);
-	const sizeParameter = style.pageSize ?? 'limit';
+	const qs: IDataObject = { ...search.qs };
+	const color = search.colors ? colorQuery(ctx, search.colors, i, style) : {};
+	if (color.color) qs[search.colors!.parameter] = color.color;
+	const text = search.q ?? (qs.q as string | undefined);
+	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
+	else if (text) qs.q = text;
 	const size = Math.min(search.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	const cap = search.maxPages * size;
 	const cut = search.limit !== undefined && search.limit > cap;
@@ -67,41 +167,36 @@ export async function searchObjects(
 		// a record already output from an earlier page is dropped, by its objectid.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
+			const where = url
+				? { url }
+				: { path: '/object', qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, page } };
 			const response = await client.request(
-				url
-					? { service: 'museum', method: 'GET', url, repeatable: true }
-					: {
-							service: 'museum',
-							method: 'GET',
-							path: '/object',
-							qs: { ...qs, [sizeParameter]: pageSize, page },
-							repeatable: true,
-						},
+				{ service: 'museum', method: 'GET', ...where, repeatable: true },
 				plan.settings,
 				i,
 			);
 			const answer = readPage(response.data);
 			if (typeof answer === 'string') {
-				throw new NodeApiError(node, { message: 'unexpected body shape' } as JsonObject, {
-					message: `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
-					description:
-						'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
-					itemIndex: i,
-				});
+				throw answerError(
+					node,
+					'unexpected body shape',
+					`The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
+					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
+					i,
+				);
 			}
 			total ??= answer.total;
 			return answer;
 		},
 		map: (record: unknown, index: number) => {
-			if (!isPlainObject(record)) {
-				throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
-					message: `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
-					description:
-						'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
-					itemIndex: i,
-				});
-			}
-			return map(record);
+			if (isPlainObject(record)) return map(record);
+			throw answerError(
+				node,
+				'record is not an object',
+				`The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
+				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
+				i,
+			);
 		},
 		tooManyPages: (maxPages, kept) =>
 			new NodeOperationError(
@@ -114,11 +209,11 @@ export async function searchObjects(
 				},
 			),
 	});
+	const { items: found, requests, duplicates } = result;
 	ctx.logger.debug(
-		`Triptych: museum search of item ${i} fetched ${result.requests} page${result.requests === 1 ? '' : 's'} and ${result.items.length} records${result.duplicates ? `, dropped ${result.duplicates} repeated on later pages` : ''}`,
-		{ itemIndex: i, pages: result.requests, duplicates: result.duplicates },
+		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${found.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
+		{ itemIndex: i, pages: requests, duplicates },
 	);
-	const found = result.items;
 	if (!cut || found.length < cap) return { found };
 	const skipped = (search.startPage - 1) * size;
 	const matching = total === undefined ? search.limit! : Math.min(search.limit!, total - skipped);
