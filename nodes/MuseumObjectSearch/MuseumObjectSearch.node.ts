@@ -10,7 +10,7 @@ import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { museumObjectSearchProperties } from './description';
 import { listSearch } from './lists';
-import { type MuseumOperation, museumOperation } from './operation';
+import { museumOperation } from './operation';
 
 export class MuseumObjectSearch implements INodeType {
 	description: INodeTypeDescription = {
@@ -54,7 +54,7 @@ export class MuseumObjectSearch implements INodeType {
 	methods = { credentialTest: { triptychApiTest }, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		let operation: MuseumOperation | undefined;
+		let operation: ReturnType<typeof museumOperation> | undefined;
 		const output = await runNode(this, (client) => (operation = museumOperation(this, client)));
 		operation?.finish();
 		return output;

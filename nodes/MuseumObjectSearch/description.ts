@@ -1,14 +1,18 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { ChoiceOption } from '../shared/fields';
-import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
+import {
+	type ChoiceOption,
+	choiceProperty,
+	numberProperty,
+	optionsCollection,
+} from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { getFields } from './actions/get';
 import { searchFields, searchOptions } from './actions/search.description';
-import { IMAGE_SIZE, IMAGE_WIDTH, MAX_IMAGE_SIZE, MAX_IMAGES } from './imageSize';
+import { IMAGE_SIZE, IMAGE_WIDTH, MAX_IMAGE_SIZE, MAX_IMAGES } from './images';
+import { COMMON_FIELDS, OUTPUT } from './records';
 
 export type Operation = 'search' | 'get';
-export type Output = 'simplified' | 'raw' | 'selected';
 
 export const OPERATION: ChoiceOption<Operation> = {
 	displayName: 'Operation',
@@ -21,53 +25,6 @@ export const OPERATION: ChoiceOption<Operation> = {
 };
 
 const ACTIONS: Record<Operation, string> = { get: 'Get an object', search: 'Search objects' };
-
-export const OUTPUT: ChoiceOption<Output> = {
-	displayName: 'Output',
-	name: 'output',
-	default: 'simplified',
-	description: 'What each output item holds',
-	options: [
-		{ name: 'Raw', value: 'raw', description: 'The records as the service sends them' },
-		{
-			name: 'Selected Fields',
-			value: 'selected',
-			description: 'Only the fields listed in Selected Fields',
-		},
-		{
-			name: 'Simplified',
-			value: 'simplified',
-			description:
-				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
-		},
-	],
-};
-
-/** The record fields Selected Fields offers; any other field goes in Other Fields. */
-export const COMMON_FIELDS = [
-	'accessionyear',
-	'century',
-	'classification',
-	'colors',
-	'creditline',
-	'culture',
-	'dated',
-	'datebegin',
-	'dateend',
-	'department',
-	'dimensions',
-	'division',
-	'images',
-	'medium',
-	'objectid',
-	'objectnumber',
-	'people',
-	'period',
-	'primaryimageurl',
-	'technique',
-	'title',
-	'url',
-];
 
 /** A field about downloading images: shown once Download Images is on, never when an AI agent uses the node. */
 const whenDownloading = {

@@ -3,19 +3,8 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import type { StyleEntry } from '../shared/transport';
 import { fieldError, isPlainObject, show, toBoolean, toText } from '../shared/validation';
 
-/** The hue names a palette colour is tagged with (Harvard's `colors[].hue`). */
-const HUES = [
-	'Black',
-	'Blue',
-	'Brown',
-	'Green',
-	'Grey',
-	'Orange',
-	'Red',
-	'Violet',
-	'White',
-	'Yellow',
-];
+/** Harvard's `colors[].hue` names */
+const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');
 
 /** The Color filter's value: hex colours (lower-case `#rrggbb`) and hue names. */
 export interface Colors {
@@ -23,11 +12,7 @@ export interface Colors {
 	hues: string[];
 }
 
-/**
- * A museum filter, defined once: its field in Filters (`key`, `label`), the query parameter it is sent as (the
- * names Harvard Art Museums' GET /object uses) unless renamed under Filter Parameter Names, and how its value is
- * read and checked (`{}`: nothing to send; colours are made final once the service's style is known).
- */
+/** A filter, defined once: its field, its parameter (Harvard's name) and the check of its value (`{}`: none). */
 export interface Filter {
 	key: string;
 	label: string;
@@ -39,63 +24,52 @@ export interface Filter {
 const usual = (name: string) =>
 	`Sent as "${name}", the name the Harvard Art Museums API uses: rename it under Options > Filter Parameter Names if your service uses another`;
 
-const textValue = (ctx: IExecuteFunctions, value: unknown, label: string, i: number) => ({
-	value: toText(ctx, value, label, i) || undefined,
-});
-
-const text = (key: string, label: string, placeholder: string, description: string): Filter => ({
-	key,
-	label,
-	parameter: key,
-	field: { type: 'string', default: '', placeholder, description: `${description} ${usual(key)}.` },
-	read: (ctx, value, i) => textValue(ctx, value, label, i),
-});
-
-/**
- * A filter whose values the service lists (GET /classification, GET /period): From List searches that list and
- * keeps what the service matches best; By Name takes free text (and expressions), for every service.
- */
-const listed = (
+/** A filter by name; one whose values the service lists (GET /classification, /period) also has From List. */
+const named = (
 	key: string,
 	label: string,
-	method: string,
 	placeholder: string,
 	description: string,
+	method?: string,
 ): Filter => ({
 	key,
 	label,
 	parameter: key,
-	field: {
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		description: `${description} From List shows the service's own ${label.toLowerCase()}s with their object counts (Harvard Art Museums API style; other services: use By Name). ${usual(key)}.`,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: method, searchable: true },
-			},
-			{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
-		],
+	field: method
+		? {
+				type: 'resourceLocator',
+				default: { mode: 'list', value: '' },
+				description: `${description} From List shows the service's own ${label.toLowerCase()}s with their object counts (Harvard Art Museums API style; other services: use By Name). ${usual(key)}.`,
+				modes: [
+					{
+						displayName: 'From List',
+						name: 'list',
+						type: 'list',
+						typeOptions: { searchListMethod: method, searchable: true },
+					},
+					{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
+				],
+			}
+		: { type: 'string', default: '', placeholder, description: `${description} ${usual(key)}.` },
+	read: (ctx, value, i) => {
+		const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
+		return { value: toText(ctx, name, label, i) || undefined };
 	},
-	read: (ctx, value, i) =>
-		textValue(ctx, isPlainObject(value) && '__rl' in value ? value.value : value, label, i),
 });
 
 export const FILTERS: Filter[] = [
-	text(
+	named(
 		'person',
 		'Artist',
 		'e.g. Hokusai',
 		'Name or ID of a person connected with the object, such as its artist. Several: separate them with | (any of them matches).',
 	),
-	listed(
+	named(
 		'classification',
 		'Classification',
-		'classifications',
 		'e.g. Prints',
 		'Kind of object, such as Paintings, Prints, Drawings, Photographs or Sculpture. Several: separate them with |.',
+		'classifications',
 	),
 	{
 		key: 'color',
@@ -122,19 +96,16 @@ export const FILTERS: Filter[] = [
 			value: value === undefined ? undefined : toBoolean(ctx, value, 'Has Image', i) ? '1' : '0',
 		}),
 	},
-	listed(
+	named(
 		'period',
 		'Period',
-		'periods',
 		'e.g. Edo period',
 		'Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |.',
+		'periods',
 	),
 ];
 
-/**
- * The Color filter, checked: hex colours (n8n's picker gives `#RRGGBB` or `#RRGGBBAA`; also `#rgb`, hex without
- * `#`, `rgb()`) and hue names, several joined by `|`.
- */
+/** The Color filter: hex colours (n8n's picker gives `#RRGGBBAA`) or hue names, several joined by `|`. */
 function parseColors(ctx: IExecuteFunctions, value: unknown, i: number): Colors | undefined {
 	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
 		return undefined;
@@ -159,11 +130,7 @@ function parseColors(ctx: IExecuteFunctions, value: unknown, i: number): Colors 
 	return colors;
 }
 
-/**
- * What the colours become for the service: the `color` parameter and a clause of `q`. One with a palette matches
- * colours exactly on its grid, so each is snapped to it, and its hues are searched in `q`; another gets the colours
- * as they are and cannot search hues.
- */
+/** The colours for the service: one with a palette matches colours exactly on its grid, and searches hues in `q`. */
 export function colorQuery(
 	ctx: IExecuteFunctions,
 	{ hexes, hues }: Colors,

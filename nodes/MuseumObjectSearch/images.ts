@@ -6,12 +6,111 @@ import type {
 	JsonObject,
 } from 'n8n-workflow';
 
+import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import { type RequestSettings, type TriptychClient, describeFailure } from '../shared/transport';
-import type { ImageRef, ImagesPlan } from './imageSize';
-import type { Found } from './operation';
-import { answerError } from './records';
+import { type StyleEntry, describeFailure } from '../shared/transport';
+import { isPlainObject, toText } from '../shared/validation';
+import type { Call, Found } from './operation';
+import { answerError, imageUrlOf, recordKey } from './records';
+
+/** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
+const WIDTHS = { thumbnail: 256, post: 800, original: undefined };
+/** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
+const RESTRICTED_WIDTH = 256;
+
+export const IMAGE_SIZE: ChoiceOption<'thumbnail' | 'post' | 'original' | 'custom'> = {
+	displayName: 'Image Size',
+	name: 'imageSize',
+	default: 'post',
+	description:
+		"How large an image to download. A smaller size is asked of the image service (IIIF, or the image address's width parameter with the Harvard Art Museums API); a service that cannot resize sends its original.",
+	options: [
+		{
+			name: '800 Px Wide (for Posts)',
+			value: 'post',
+			description: 'Fit for social posts and chat',
+		},
+		{ name: 'Custom Width', value: 'custom', description: 'The width set in Image Width' },
+		{ name: 'Original', value: 'original', description: 'The full image, as large as it is' },
+		{ name: 'Thumbnail (256 Px)', value: 'thumbnail' },
+	],
+};
+
+export const IMAGE_WIDTH: NumberOption = {
+	displayName: 'Image Width',
+	name: 'imageWidth',
+	default: 800,
+	min: 16,
+	max: 10000,
+	description: 'Width of the downloaded images, in pixels (the height follows)',
+};
+
+export const MAX_IMAGES: NumberOption = {
+	displayName: 'Max Images',
+	name: 'maxImages',
+	default: 50,
+	min: 0,
+	description:
+		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
+};
+
+export const MAX_IMAGE_SIZE: NumberOption = {
+	displayName: 'Max Image Size (MB)',
+	name: 'maxImageSize',
+	default: 25,
+	min: 1,
+	max: 1024,
+	description:
+		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
+};
+
+export function readImages(ctx: IExecuteFunctions, i: number) {
+	const param = (name: string, fallback: unknown) =>
+		ctx.getNodeParameter(name, i, fallback as string) as unknown;
+	const property = toText(
+		ctx,
+		param('binaryPropertyName', 'data'),
+		'Put Output File in Field',
+		i,
+		true,
+	);
+	const read = (option: NumberOption) =>
+		readNumber(
+			ctx,
+			{ [option.name]: param(option.name, option.default) } as IDataObject,
+			option,
+			i,
+		);
+	const size = readChoice(ctx, param(IMAGE_SIZE.name, IMAGE_SIZE.default), IMAGE_SIZE, i);
+	return {
+		property,
+		maxImages: read(MAX_IMAGES),
+		maxBytes: read(MAX_IMAGE_SIZE) * 1024 * 1024,
+		width: size === 'custom' ? read(IMAGE_WIDTH) : WIDTHS[size],
+	};
+}
+
+/** The record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
+export function imageOf(record: IDataObject, width: number | undefined, style: StyleEntry) {
+	const source = imageUrlOf(record);
+	if (!source) return undefined;
+	const sized = (url: string) => ({ url, source, objectId: recordKey(record) });
+	if (width === undefined) return sized(source);
+	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
+	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
+	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
+	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim())) {
+		return sized(`${iiif.trim().replace(/\/+$/, '')}/full/${w},/0/default.jpg`);
+	}
+	if (style.imageWidthQuery && URL.canParse(source)) {
+		const url = new URL(source);
+		url.searchParams.delete('height');
+		url.searchParams.set('width', String(w));
+		return sized(url.toString());
+	}
+	return sized(source);
+}
 
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
@@ -31,23 +130,21 @@ export function fileNameFor(
 	mimeType: string,
 	objectId: unknown,
 ): string {
-	let name: string | undefined;
-	if (typeof disposition === 'string') {
-		const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(disposition);
-		const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(disposition);
+	const decode = (text: string) => {
 		try {
-			name = extended ? decodeURIComponent(extended[1].trim()) : (plain?.[1] ?? plain?.[2])?.trim();
+			return decodeURIComponent(text);
 		} catch {
-			name = (plain?.[1] ?? plain?.[2])?.trim();
+			return undefined;
 		}
-	}
-	if (!name) {
-		try {
-			const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
-			name = segment ? decodeURIComponent(segment) : undefined;
-		} catch {
-			name = undefined;
-		}
+	};
+	const header = typeof disposition === 'string' ? disposition : '';
+	const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(header);
+	const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(header);
+	const plainName = (plain?.[1] ?? plain?.[2])?.trim();
+	let name = extended ? (decode(extended[1].trim()) ?? plainName) : plainName;
+	if (!name && URL.canParse(url)) {
+		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
+		name = segment ? decode(segment) : undefined;
 	}
 	// No path parts from a header or a URL: only the base name is kept.
 	name = name
@@ -63,17 +160,11 @@ export function fileNameFor(
 	return name;
 }
 
-/**
- * Downloads one image WITHOUT the API key (`client.download` is never authenticated), within Timeout and Max Image
- * Size. A failed download is an error naming the object, the address and what went wrong.
- */
+/** One image, downloaded WITHOUT the API key (`client.download` is never authenticated). */
 async function downloadImage(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	{ url, source, objectId }: ImageRef,
-	settings: RequestSettings,
+	{ ctx, client, settings, i }: Call,
+	{ url, source, objectId }: NonNullable<Found['image']>,
 	maxBytes: number,
-	i: number,
 ): Promise<IBinaryData> {
 	const fail = (what: string, description: string, httpCode?: string) =>
 		answerError(
@@ -133,20 +224,14 @@ async function downloadImage(
 	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
 }
 
-/**
- * Download Images: each object's primary image becomes binary data, up to Max Images per run (`budget` is shared
- * by the run's items; `omitted` counts the objects past it, which keep their data without binary). A failed
- * download fails the run, or with Continue On Fail turns that object's item into an error item.
- */
+/** Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only. */
 export async function attachImages(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	{ property, maxImages, maxBytes }: ImagesPlan,
-	settings: RequestSettings,
+	call: Call,
+	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
 	found: Found[],
-	i: number,
 	budget: { used: number; omitted: number },
 ): Promise<INodeExecutionData[]> {
+	const { ctx, client, i } = call;
 	const items = found.map((entry) => entry.item);
 	const jobs: number[] = [];
 	found.forEach(({ image }, n) => {
@@ -157,13 +242,12 @@ export async function attachImages(
 			jobs.push(n);
 		}
 	});
-	// as many at once as the gate of the image host allows
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
 		const image = found[n].image!;
 		let failure: unknown;
 		try {
-			const binary = await downloadImage(ctx, client, image, settings, maxBytes, i);
+			const binary = await downloadImage(call, image, maxBytes);
 			items[n] = { json: items[n].json, binary: { [property]: binary } };
 			return;
 		} catch (error) {

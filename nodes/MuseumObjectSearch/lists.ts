@@ -24,9 +24,8 @@ type Ctx = ILoadOptionsFunctions;
 type Item = INodeListSearchItems | undefined;
 
 /**
- * One page of a list for the editor: GET {Museum URL}{path} through n8n's request helper with the credential (the
- * key goes only where the credential sends it), bounded in time and size, following redirects only on the
- * service's origin, its records made items (`item` skips one by returning undefined). Errors never name the key.
+ * A page of a list for the editor: GET {Museum URL}{path} with the credential, bounded in time and size, redirects
+ * followed on the service's origin only. `item` skips a record by returning undefined.
  */
 async function listPage(
 	ctx: Ctx,
@@ -86,9 +85,8 @@ async function listPage(
 }
 
 /**
- * A list the service keeps (GET /classification, /period), filtered by what was typed. Classification options
- * carry the ID (the service matches it more reliably than a name); periods their name (the form the service
- * documents for its `period` filter).
+ * A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
+ * more reliably than a name), a period as its name (the form the service documents).
  */
 const termList = (resource: 'classification' | 'period') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {

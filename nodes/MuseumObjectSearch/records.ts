@@ -1,14 +1,12 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { type ChoiceOption, readChoice } from '../shared/fields';
 import type { PageAnswer } from '../shared/paging';
-import { describeValue, isPlainObject } from '../shared/validation';
+import { describeValue, fieldError, isPlainObject, show, toList } from '../shared/validation';
 
 /** One page, with the number of matching records when the service says (`info.totalrecords`). */
 export type Page = PageAnswer<unknown> & { total?: number };
-
-/** Output = Selected Fields: each field's name and its path (a dot reaches into an object or list). */
-export type Selected = Array<{ name: string; path: string[] }>;
 
 /** An error naming the item, for an answer the node cannot use. */
 export function answerError(
@@ -23,10 +21,7 @@ export function answerError(
 	return new NodeApiError(node, response, { message, description, httpCode, itemIndex });
 }
 
-/**
- * The records of one answer: `{info, records}` (Harvard style, with `info.next`) or a bare list. Anything else
- * returns a description of what came, for the error message.
- */
+/** The records of one answer, `{info, records}` (Harvard) or a bare list; else what came, in words. */
 export function readPage(data: unknown): Page | string {
 	if (Array.isArray(data)) return { records: data };
 	if (!isPlainObject(data) || !Array.isArray(data.records)) return describeValue(data ?? undefined);
@@ -70,10 +65,7 @@ function artistNames(people: unknown): string | null {
 	return names.length ? names.join(', ') : null;
 }
 
-/**
- * Output = Simplified: one small flat object per record, with what reusing the image needs: the credit line, the
- * image rights (Harvard's imagepermissionlevel: 0 any size, 1 at most 256 px, 2 none) and the object's page.
- */
+/** Output = Simplified, with what reusing the image needs: credit line, rights (imagepermissionlevel), page. */
 export function simplify(record: IDataObject): IDataObject {
 	return {
 		id: text(record.objectid ?? record.id),
@@ -92,16 +84,93 @@ export function simplify(record: IDataObject): IDataObject {
 	};
 }
 
-/** Output = Selected Fields: the listed fields; absent ones are null. */
-export function pick(record: IDataObject, selected: Selected): IDataObject {
-	const out: IDataObject = {};
-	for (const { name, path } of selected) {
-		let value: unknown = record;
-		for (const step of path) {
-			value =
-				typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
-		}
-		out[name] = (value ?? null) as IDataObject[string];
+/** The record fields Selected Fields offers; any other field goes in Other Fields. */
+export const COMMON_FIELDS = [
+	'accessionyear',
+	'century',
+	'classification',
+	'colors',
+	'creditline',
+	'culture',
+	'dated',
+	'datebegin',
+	'dateend',
+	'department',
+	'dimensions',
+	'division',
+	'images',
+	'medium',
+	'objectid',
+	'objectnumber',
+	'people',
+	'period',
+	'primaryimageurl',
+	'technique',
+	'title',
+	'url',
+];
+
+export const OUTPUT: ChoiceOption<'simplified' | 'raw' | 'selected'> = {
+	displayName: 'Output',
+	name: 'output',
+	default: 'simplified',
+	description: 'What each output item holds',
+	options: [
+		{ name: 'Raw', value: 'raw', description: 'The records as the service sends them' },
+		{
+			name: 'Selected Fields',
+			value: 'selected',
+			description: 'Only the fields listed in Selected Fields',
+		},
+		{
+			name: 'Simplified',
+			value: 'simplified',
+			description:
+				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
+		},
+	],
+};
+
+/** Output: the records as they come, simplified, or Selected Fields (with the record's ID, always). */
+export function readOutput(
+	ctx: IExecuteFunctions,
+	i: number,
+): (record: IDataObject) => IDataObject {
+	const param = (name: string, fallback: unknown) =>
+		ctx.getNodeParameter(name, i, fallback as string) as unknown;
+	const output = readChoice(ctx, param(OUTPUT.name, OUTPUT.default), OUTPUT, i);
+	if (output !== 'selected') return output === 'raw' ? (record) => record : simplify;
+	const chosen = param('selectedFieldList', []);
+	const list = (Array.isArray(chosen) ? chosen : [chosen]) as string[];
+	const wrong = list.findIndex((name) => !COMMON_FIELDS.includes(name));
+	if (wrong >= 0) {
+		throw fieldError(
+			ctx,
+			'"Selected Fields"',
+			i,
+			`has ${show(list[wrong])}, which is not one of ${COMMON_FIELDS.join(', ')}`,
+			'Put other record fields in Other Fields.',
+		);
 	}
-	return out;
+	const names = [...list, ...toList(ctx, param('otherFields', ''), 'Other Fields', i)];
+	if (!names.length) {
+		throw fieldError(
+			ctx,
+			'"Selected Fields"',
+			i,
+			'is empty while Output is Selected Fields',
+			'List the record fields to keep, e.g. objectid, title, people, or choose another Output.',
+		);
+	}
+	// A dot reaches into an object or list; an absent field is null.
+	const paths = [...new Set(['objectid', ...names])].map(
+		(name) => [name, name.split('.')] as const,
+	);
+	const walk = (value: unknown, step: string) =>
+		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
+	return (record) => {
+		const out: IDataObject = {};
+		for (const [name, path] of paths) out[name] = path.reduce(walk, record) ?? null;
+		return out;
+	};
 }

@@ -1,9 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { TriptychClient } from '../../shared/transport';
 import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
-import type { Found, Plan, Result } from '../operation';
+import type { Call, Found } from '../operation';
 import { answerError } from '../records';
 
 /** An object ID as it goes in the path: no separator, and not longer than any museum's */
@@ -88,19 +87,15 @@ export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean)
 
 /** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
 export async function getObject(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: Plan,
-	map: (record: IDataObject) => Found,
-	i: number,
-): Promise<Result> {
-	const id = plan.objectId!;
+	{ ctx, client, settings, map, i }: Call,
+	id: string,
+): Promise<Found[]> {
 	const path = `/object/${encodeURIComponent(id)}`;
 	let data: unknown;
 	let failure: unknown;
 	try {
 		const request = { service: 'museum' as const, method: 'GET' as const, path, repeatable: true };
-		data = (await client.request(request, plan.settings, i)).data;
+		data = (await client.request(request, settings, i)).data;
 	} catch (error) {
 		failure = error;
 	}
@@ -115,7 +110,7 @@ export async function getObject(
 		);
 	}
 	if (failure) throw failure;
-	if (isPlainObject(data)) return { found: [map(data)] };
+	if (isPlainObject(data)) return [map(data)];
 	throw answerError(
 		ctx.getNode(),
 		'record is not an object',

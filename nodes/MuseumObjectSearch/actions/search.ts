@@ -3,7 +3,6 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getLimit, readChoice, readNumber } from '../../shared/fields';
 import { fetchAllPages } from '../../shared/paging';
-import type { StyleEntry, TriptychClient } from '../../shared/transport';
 import {
 	describeValue,
 	fieldError,
@@ -13,34 +12,17 @@ import {
 	toText,
 } from '../../shared/validation';
 import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
-import type { Found, Plan, Result } from '../operation';
+import type { Call, Found } from '../operation';
 import { answerError, readPage, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from './search.description';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
-/**
- * Pages of one search asked for at once: enough to hide the latency of a distant service in a few round trips, few
- * enough that pages arriving out of order never hold much memory.
- */
+/** Pages asked for at once: enough to hide a distant service's latency, few enough to hold little out of order */
 const PAGES_AT_ONCE = 16;
 /** Names the node always sends itself: Additional Query Parameters may not use them. */
 const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
-/** A search, checked; what depends on the service's style (page size, colours) is added when it runs. */
-export interface SearchPlan {
-	/** Query parameters of every page request, without q, colours, page size and page */
-	qs: IDataObject;
-	q?: string;
-	/** The Color filter and the parameter it goes under */
-	colors?: Colors & { parameter: string };
-	/** Records wanted; undefined = all */
-	limit?: number;
-	startPage: number;
-	maxPages: number;
-}
-
-/** Filter Parameter Names: the renamed filters, each at most once. */
 function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
 	const names = new Map<Filter, string>();
 	for (const entry of ((options.filterNames as IDataObject)?.names ?? []) as IDataObject[]) {
@@ -57,18 +39,19 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 	return names;
 }
 
+/** A search, checked; q, colours, page size and page depend on the service's style and are added when it runs. */
 export function readSearchPlan(
 	ctx: IExecuteFunctions,
 	i: number,
 	options: IDataObject,
 	asTool: boolean,
-): SearchPlan {
+) {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const limit = getLimit(ctx, i);
 	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
 	const filterNames = readFilterNames(ctx, options, i);
 	const qs: IDataObject = {};
-	let colors: SearchPlan['colors'];
+	let colors: (Colors & { parameter: string }) | undefined;
 	// Who sends each parameter name, to refuse clashes instead of silently replacing a value.
 	const owners = new Map(PAGER_PARAMETERS.map((name) => [name, 'the pager (Limit, Page)']));
 	const claim = (name: string, owner: string, value?: string) => {
@@ -124,7 +107,7 @@ export function readSearchPlan(
 	});
 	return {
 		qs,
-		...(q ? { q } : {}),
+		q,
 		colors,
 		limit,
 		startPage: readNumber(ctx, options, PAGE, i),
@@ -133,38 +116,36 @@ export function readSearchPlan(
 }
 
 /**
- * Search: GET {Museum URL}/object, all its pages (concurrently once the first page says how many there are; every
- * page and item shares the client's gate), each record turned into its output as soon as its page's turn comes.
- * With a Limit that needs more than Max Pages the search returns what those pages hold and says how many are left.
+ * Search: GET {Museum URL}/object, all its pages. A Limit that needs more than Max Pages returns what those pages
+ * hold and counts the objects left in `cut`.
  */
 export async function searchObjects(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: Plan,
-	style: StyleEntry,
-	map: (record: IDataObject) => Found,
-	i: number,
-): Promise<Result> {
+	{ ctx, client, settings, style, map, i }: Call,
+	search: ReturnType<typeof readSearchPlan>,
+	cut: { searches: number; left: number; maxPages: number },
+): Promise<Found[]> {
 	const node = ctx.getNode();
-	const search = plan.search!;
 	const qs: IDataObject = { ...search.qs };
 	const color = search.colors ? colorQuery(ctx, search.colors, i, style) : {};
 	if (color.color) qs[search.colors!.parameter] = color.color;
-	const text = search.q ?? (qs.q as string | undefined);
+	const text = search.q || (qs.q as string | undefined);
 	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
 	else if (text) qs.q = text;
 	const size = Math.min(search.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	const cap = search.maxPages * size;
-	const cut = search.limit !== undefined && search.limit > cap;
+	const limited = search.limit !== undefined && search.limit > cap;
 	let total: number | undefined;
-	const result = await fetchAllPages({
-		limit: cut ? cap : search.limit,
+	const {
+		items: found,
+		requests,
+		duplicates,
+	} = await fetchAllPages({
+		limit: limited ? cap : search.limit,
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: search.startPage,
 		maxPages: search.maxPages,
 		concurrency: Math.min(PAGES_AT_ONCE, client.maxInFlight('museum')),
-		// The service may hand out overlapping pages (a record added or removed while paging shifts them):
-		// a record already output from an earlier page is dropped, by its objectid.
+		// Pages shift when a record is added or removed while paging: one seen before is dropped.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
 			const where = url
@@ -172,7 +153,7 @@ export async function searchObjects(
 				: { path: '/object', qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, page } };
 			const response = await client.request(
 				{ service: 'museum', method: 'GET', ...where, repeatable: true },
-				plan.settings,
+				settings,
 				i,
 			);
 			const answer = readPage(response.data);
@@ -209,14 +190,18 @@ export async function searchObjects(
 				},
 			),
 	});
-	const { items: found, requests, duplicates } = result;
 	ctx.logger.debug(
 		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${found.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
 		{ itemIndex: i, pages: requests, duplicates },
 	);
-	if (!cut || found.length < cap) return { found };
+	if (!limited || found.length < cap) return found;
 	const skipped = (search.startPage - 1) * size;
 	const matching = total === undefined ? search.limit! : Math.min(search.limit!, total - skipped);
 	const left = matching - found.length;
-	return left > 0 ? { found, left } : { found };
+	if (left > 0) {
+		cut.searches++;
+		cut.left += left;
+		cut.maxPages ||= search.maxPages;
+	}
+	return found;
 }
