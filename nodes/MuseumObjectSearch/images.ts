@@ -175,15 +175,13 @@ async function downloadImage(
 			i,
 			httpCode,
 		);
-	let address: URL;
-	try {
-		address = new URL(url);
-	} catch {
+	if (!URL.canParse(url)) {
 		throw fail(
 			'not a web address',
 			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.',
 		);
 	}
+	const address = new URL(url);
 	if (address.protocol !== 'http:' && address.protocol !== 'https:') {
 		throw fail(
 			`the address uses ${address.protocol}`,

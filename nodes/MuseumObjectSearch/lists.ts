@@ -21,7 +21,6 @@ const PAGE_SIZE = 100;
 const OBJECTS_PAGE_SIZE = 20;
 
 type Ctx = ILoadOptionsFunctions;
-type Item = INodeListSearchItems | undefined;
 
 /**
  * A page of a list for the editor: GET {Museum URL}{path} with the credential, bounded in time and size, redirects
@@ -32,7 +31,7 @@ async function listPage(
 	path: string,
 	qs: (style: StyleEntry, page: number) => IDataObject,
 	token: string | undefined,
-	item: (record: IDataObject) => Item,
+	item: (record: IDataObject) => INodeListSearchItems | undefined,
 ): Promise<INodeListSearchResult> {
 	const credentials = (await ctx.getCredentials(CREDENTIALS_TYPE)) as IDataObject;
 	const redact = (text: string) => redactKey(text, String(credentials.apiKey ?? ''));
@@ -121,7 +120,7 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 		page,
 		fields: 'objectid,id,title,people,dated,url',
 	});
-	return await listPage(this, '/object', qs, token, (record): Item => {
+	return await listPage(this, '/object', qs, token, (record) => {
 		const id = record.objectid ?? record.id;
 		if (id === undefined || id === null) return undefined;
 		const people = Array.isArray(record.people) ? record.people : [];

@@ -5,9 +5,6 @@ import { type ChoiceOption, readChoice } from '../shared/fields';
 import type { PageAnswer } from '../shared/paging';
 import { describeValue, fieldError, isPlainObject, show, toList } from '../shared/validation';
 
-/** One page, with the number of matching records when the service says (`info.totalrecords`). */
-export type Page = PageAnswer<unknown> & { total?: number };
-
 /** An error naming the item, for an answer the node cannot use. */
 export function answerError(
 	node: INode,
@@ -22,7 +19,7 @@ export function answerError(
 }
 
 /** The records of one answer, `{info, records}` (Harvard) or a bare list; else what came, in words. */
-export function readPage(data: unknown): Page | string {
+export function readPage(data: unknown): (PageAnswer<unknown> & { total?: number }) | string {
 	if (Array.isArray(data)) return { records: data };
 	if (!isPlainObject(data) || !Array.isArray(data.records)) return describeValue(data ?? undefined);
 	const { info, records } = data;
@@ -47,13 +44,9 @@ const text = (value: unknown): string | number | null =>
 
 /** The primary image: `primaryimageurl`, else the first image with an address. */
 export function imageUrlOf(record: IDataObject): string | undefined {
-	const primary = record.primaryimageurl;
-	if (typeof primary === 'string' && primary.trim()) return primary.trim();
-	for (const image of Array.isArray(record.images) ? record.images : []) {
-		const url = isPlainObject(image) ? image.baseimageurl : undefined;
-		if (typeof url === 'string' && url.trim()) return url.trim();
-	}
-	return undefined;
+	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
+	const urls = [record.primaryimageurl, ...images.map((image) => image.baseimageurl)];
+	return (urls.find((url) => typeof url === 'string' && url.trim()) as string | undefined)?.trim();
 }
 
 function artistNames(people: unknown): string | null {
@@ -85,30 +78,11 @@ export function simplify(record: IDataObject): IDataObject {
 }
 
 /** The record fields Selected Fields offers; any other field goes in Other Fields. */
-export const COMMON_FIELDS = [
-	'accessionyear',
-	'century',
-	'classification',
-	'colors',
-	'creditline',
-	'culture',
-	'dated',
-	'datebegin',
-	'dateend',
-	'department',
-	'dimensions',
-	'division',
-	'images',
-	'medium',
-	'objectid',
-	'objectnumber',
-	'people',
-	'period',
-	'primaryimageurl',
-	'technique',
-	'title',
-	'url',
-];
+export const COMMON_FIELDS = (
+	'accessionyear century classification colors creditline culture dated datebegin dateend ' +
+	'department dimensions division images medium objectid objectnumber people period ' +
+	'primaryimageurl technique title url'
+).split(' ');
 
 export const OUTPUT: ChoiceOption<'simplified' | 'raw' | 'selected'> = {
 	displayName: 'Output',

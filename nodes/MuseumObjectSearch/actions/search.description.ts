@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { NumberOption } from '../../shared/fields';
 import {
+	type NumberOption,
 	choiceProperty,
 	numberProperty,
 	returnAllOrLimit,
@@ -62,6 +62,7 @@ export const searchFields: INodeProperties[] = [
 ];
 
 const searchOnly = { show: { '/operation': ['search'] } };
+// A named default: n8n's linter reads a default only from a literal or a name.
 const FIRST_FILTER = FILTERS[0].key;
 
 /** Search's entries in Options (advanced): paging, sorting and parameters for services that differ. */
