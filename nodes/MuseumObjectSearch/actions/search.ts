@@ -14,7 +14,7 @@ import {
 import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
 import type { Call, Found } from '../operation';
 import { answerError, readPage, recordKey } from '../records';
-import { MAX_PAGES, PAGE, SORT_ORDER } from './search.description';
+import { MAX_PAGES, PAGE, SORT_ORDER } from '../description';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
