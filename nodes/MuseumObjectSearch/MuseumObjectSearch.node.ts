@@ -10,7 +10,7 @@ import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { museumObjectSearchProperties } from './description';
 import { listSearch } from './lists';
-import { type MuseumOperation, museumOperation } from './operation';
+import { museumOperation } from './operation';
 
 export class MuseumObjectSearch implements INodeType {
 	description: INodeTypeDescription = {
@@ -54,11 +54,8 @@ export class MuseumObjectSearch implements INodeType {
 	methods = { credentialTest: { triptychApiTest }, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		let operation: MuseumOperation | undefined;
-		const output = await runNode(
-			this,
-			(client) => (operation = museumOperation(this, client, this.continueOnFail())),
-		);
+		let operation: ReturnType<typeof museumOperation> | undefined;
+		const output = await runNode(this, (client) => (operation = museumOperation(this, client)));
 		operation?.finish();
 		return output;
 	}

@@ -1,16 +1,22 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import type { ChoiceOption, NumberOption } from '../shared/fields';
-import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
+import {
+	type ChoiceOption,
+	type NumberOption,
+	choiceProperty,
+	numberProperty,
+	optionsCollection,
+	returnAllOrLimit,
+	sortOrder,
+	sorted,
+} from '../shared/fields';
 import { MAX_ATTEMPTS_READ, requestOptions } from '../shared/options';
 import { getFields } from './actions/get';
-import { searchFields, searchOptions } from './actions/search.description';
-import { IMAGE_SIZE, IMAGE_WIDTH } from './imageSize';
+import { FILTERS } from './filters';
+import { IMAGE_SIZE, IMAGE_WIDTH, MAX_IMAGE_SIZE, MAX_IMAGES } from './images';
+import { COMMON_FIELDS, OUTPUT } from './records';
 
-export type Operation = 'search' | 'get';
-export type Output = 'simplified' | 'raw' | 'selected';
-
-export const OPERATION: ChoiceOption<Operation> = {
+export const OPERATION: ChoiceOption<'search' | 'get'> = {
 	displayName: 'Operation',
 	name: 'operation',
 	default: 'search',
@@ -20,72 +26,158 @@ export const OPERATION: ChoiceOption<Operation> = {
 	],
 };
 
-const ACTIONS: Record<Operation, string> = { get: 'Get an object', search: 'Search objects' };
+const ACTIONS = { get: 'Get an object', search: 'Search objects' };
 
-export const OUTPUT: ChoiceOption<Output> = {
-	displayName: 'Output',
-	name: 'output',
-	default: 'simplified',
-	description: 'What each output item holds',
-	options: [
-		{ name: 'Raw', value: 'raw', description: 'The records as the service sends them' },
-		{
-			name: 'Selected Fields',
-			value: 'selected',
-			description: 'Only the fields listed in Selected Fields',
-		},
-		{
-			name: 'Simplified',
-			value: 'simplified',
-			description:
-				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
-		},
-	],
-};
+export const SORT_ORDER = sortOrder('sortOrder', 'Sent as "sortorder"');
 
-export const MAX_IMAGES: NumberOption = {
-	displayName: 'Max Images',
-	name: 'maxImages',
-	default: 50,
-	min: 0,
-	description:
-		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
-};
-
-export const MAX_IMAGE_SIZE: NumberOption = {
-	displayName: 'Max Image Size (MB)',
-	name: 'maxImageSize',
-	default: 25,
+export const MAX_PAGES: NumberOption = {
+	displayName: 'Max Pages',
+	name: 'maxPages',
+	default: 500,
 	min: 1,
-	max: 1024,
 	description:
-		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
+		'Most pages (requests) one search may fetch; pages hold up to 100 records. With Return All, needing more is an error rather than part of the results; with a Limit, the node returns what Max Pages holds and says so in a hint.',
 };
 
-/** The record fields Selected Fields offers; any other field goes in Other Fields. */
-export const COMMON_FIELDS = [
-	'accessionyear',
-	'century',
-	'classification',
-	'colors',
-	'creditline',
-	'culture',
-	'dated',
-	'datebegin',
-	'dateend',
-	'department',
-	'dimensions',
-	'division',
-	'images',
-	'medium',
-	'objectid',
-	'objectnumber',
-	'people',
-	'period',
-	'primaryimageurl',
-	'technique',
-	'title',
-	'url',
+export const PAGE: NumberOption = {
+	displayName: 'Page',
+	name: 'page',
+	default: 1,
+	min: 1,
+	description:
+		'Page to start from (sent as "page"). Pages hold Limit records, at most 100 (with Return All: 100).',
+};
+
+const search = { show: { operation: ['search'] } };
+
+/** Search's own fields, after Operation: what to look for, how many, and the filters. */
+export const searchFields: INodeProperties[] = [
+	{
+		displayName: 'Search',
+		name: 'q',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Hokusai wave',
+		displayOptions: search,
+		description:
+			'Free text to search the collection for (sent as "q"), e.g. words of a title or an artist\'s name. Leave empty to match every object.',
+	},
+	...returnAllOrLimit().map((field) => ({
+		...field,
+		displayOptions: { show: { ...search.show, ...field.displayOptions?.show } },
+	})),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		displayOptions: search,
+		options: sorted(
+			FILTERS.map((f) => ({ ...f.field, name: f.key, displayName: f.label }) as INodeProperties),
+		),
+	},
+];
+
+const searchOnly = { show: { '/operation': ['search'] } };
+// A named default: n8n's linter reads a default only from a literal or a name.
+const FIRST_FILTER = FILTERS[0].key;
+
+/** Search's entries in Options (advanced): paging, sorting and parameters for services that differ. */
+export const searchOptions: INodeProperties[] = [
+	{
+		displayName: 'Fields',
+		name: 'fields',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. objectid,title,people,dated,primaryimageurl',
+		displayOptions: searchOnly,
+		description:
+			'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
+	},
+	{ ...numberProperty(MAX_PAGES), displayOptions: searchOnly },
+	{ ...numberProperty(PAGE), displayOptions: searchOnly },
+	{
+		displayName: 'Sort',
+		name: 'sort',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. datebegin',
+		displayOptions: searchOnly,
+		description:
+			'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
+	},
+	{ ...choiceProperty(SORT_ORDER), displayOptions: searchOnly },
+	{
+		displayName: 'Filter Parameter Names',
+		name: 'filterNames',
+		type: 'fixedCollection',
+		placeholder: 'Rename a Filter Parameter',
+		default: {},
+		typeOptions: { multipleValues: true },
+		displayOptions: searchOnly,
+		description: `Query parameter names to send filters under, when your museum service does not use the usual ones (${FILTERS.map((f) => f.parameter).join(', ')})`,
+		options: [
+			{
+				displayName: 'Renamed Filter',
+				name: 'names',
+				values: [
+					{
+						displayName: 'Filter',
+						name: 'filter',
+						type: 'options',
+						default: FIRST_FILTER,
+						options: FILTERS.map((f) => ({
+							name: f.label,
+							value: f.key,
+							description: `Usually sent as "${f.parameter}"`,
+						})).sort((a, b) => a.name.localeCompare(b.name)),
+					},
+					{
+						displayName: 'Parameter Name',
+						name: 'parameter',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. artist',
+						description: 'Query parameter that carries this filter',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Additional Query Parameters',
+		name: 'additionalQuery',
+		type: 'fixedCollection',
+		placeholder: 'Add Parameter',
+		default: {},
+		typeOptions: { multipleValues: true },
+		displayOptions: searchOnly,
+		description:
+			'More query parameters to send, e.g. culture, century or yearmade. A name the node already sends (Search, a filter, an option, limit, page) is refused rather than silently replaced.',
+		options: [
+			{
+				displayName: 'Parameter',
+				name: 'parameters',
+				values: [
+					{
+						displayName: 'Name',
+						name: 'name',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. culture',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. Japanese',
+					},
+				],
+			},
+		],
+	},
 ];
 
 /** A field about downloading images: shown once Download Images is on, never when an AI agent uses the node. */

@@ -1,93 +1,75 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { isPlainObject, toBoolean, toText } from '../shared/validation';
-import { type Colors, HUES, parseColors } from './color';
+import type { StyleEntry } from '../shared/transport';
+import { fieldError, isPlainObject, show, toBoolean, toText } from '../shared/validation';
 
-export { parseHexColor } from './color';
+/** Harvard's `colors[].hue` names */
+const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');
 
-/** What one filter sends under its parameter: a value, or colours (made final once the service's style is known). */
-export interface FilterValue {
-	value?: string;
-	colors?: Colors;
+/** The Color filter's value: hex colours (lower-case `#rrggbb`) and hue names. */
+export interface Colors {
+	hexes: string[];
+	hues: string[];
 }
 
-/**
- * The museum filters, each defined once: its field in Filters, the query parameter it is sent as (the names the
- * best-known museum API, Harvard Art Museums' GET /object, uses), its entry in Filter Parameter Names, and how its
- * value is read and checked. Adding a filter is adding an entry here.
- */
+/** A filter, defined once: its field, its parameter (Harvard's name) and the check of its value (`{}`: none). */
 export interface Filter {
-	/** Field name in the Filters collection */
 	key: string;
 	label: string;
-	/** Query parameter it is sent as, unless renamed under Filter Parameter Names */
 	parameter: string;
-	/** The field (without name and displayName, which come from key and label) */
 	field: Omit<INodeProperties, 'name' | 'displayName'>;
-	/** What to send, checked; `{}` = nothing */
-	read(ctx: IExecuteFunctions, value: unknown, itemIndex: number): FilterValue;
+	read(ctx: IExecuteFunctions, value: unknown, i: number): { value?: string; colors?: Colors };
 }
 
 const usual = (name: string) =>
 	`Sent as "${name}", the name the Harvard Art Museums API uses: rename it under Options > Filter Parameter Names if your service uses another`;
 
-const textValue = (ctx: IExecuteFunctions, value: unknown, label: string, i: number) => ({
-	value: toText(ctx, value, label, i) || undefined,
-});
-
-const text = (key: string, label: string, placeholder: string, description: string): Filter => ({
-	key,
-	label,
-	parameter: key,
-	field: { type: 'string', default: '', placeholder, description: `${description} ${usual(key)}.` },
-	read: (ctx, value, i) => textValue(ctx, value, label, i),
-});
-
-/**
- * A filter whose values the service lists (GET /classification, GET /period): From List searches that list and
- * keeps what the service matches best; By Name takes free text (and expressions), for every service.
- */
-const listed = (
+/** A filter by name; one whose values the service lists (GET /classification, /period) also has From List. */
+const named = (
 	key: string,
 	label: string,
-	method: string,
 	placeholder: string,
 	description: string,
+	method?: string,
 ): Filter => ({
 	key,
 	label,
 	parameter: key,
-	field: {
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		description: `${description} From List shows the service's own ${label.toLowerCase()}s with their object counts (Harvard Art Museums API style; other services: use By Name). ${usual(key)}.`,
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: method, searchable: true },
-			},
-			{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
-		],
+	field: method
+		? {
+				type: 'resourceLocator',
+				default: { mode: 'list', value: '' },
+				description: `${description} From List shows the service's own ${label.toLowerCase()}s with their object counts (Harvard Art Museums API style; other services: use By Name). ${usual(key)}.`,
+				modes: [
+					{
+						displayName: 'From List',
+						name: 'list',
+						type: 'list',
+						typeOptions: { searchListMethod: method, searchable: true },
+					},
+					{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
+				],
+			}
+		: { type: 'string', default: '', placeholder, description: `${description} ${usual(key)}.` },
+	read: (ctx, value, i) => {
+		const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
+		return { value: toText(ctx, name, label, i) || undefined };
 	},
-	read: (ctx, value, i) =>
-		textValue(ctx, isPlainObject(value) && '__rl' in value ? value.value : value, label, i),
 });
 
 export const FILTERS: Filter[] = [
-	text(
+	named(
 		'person',
 		'Artist',
 		'e.g. Hokusai',
 		'Name or ID of a person connected with the object, such as its artist. Several: separate them with | (any of them matches).',
 	),
-	listed(
+	named(
 		'classification',
 		'Classification',
-		'classifications',
 		'e.g. Prints',
 		'Kind of object, such as Paintings, Prints, Drawings, Photographs or Sculpture. Several: separate them with |.',
+		'classifications',
 	),
 	{
 		key: 'color',
@@ -114,15 +96,83 @@ export const FILTERS: Filter[] = [
 			value: value === undefined ? undefined : toBoolean(ctx, value, 'Has Image', i) ? '1' : '0',
 		}),
 	},
-	listed(
+	named(
 		'period',
 		'Period',
-		'periods',
 		'e.g. Edo period',
 		'Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |.',
+		'periods',
 	),
 ];
 
-export function filterByKey(key: unknown): Filter | undefined {
-	return FILTERS.find((filter) => filter.key === key);
+/** The Color filter: hex colours (n8n's picker gives `#RRGGBBAA`) or hue names, several joined by `|`. */
+function parseColors(ctx: IExecuteFunctions, value: unknown, i: number): Colors | undefined {
+	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+		return undefined;
+	}
+	const bad = () =>
+		fieldError(
+			ctx,
+			'"Color"',
+			i,
+			`must be a hex color such as #afaf4b or a hue name such as Blue, not ${show(value)}`,
+			'Pick a colour with the colour picker, or type its hex value.',
+		);
+	if (typeof value !== 'string') throw bad();
+	const colors: Colors = { hexes: [], hues: [] };
+	for (const part of value.split('|').map((p) => p.trim())) {
+		const hue = HUES.find((h) => h.toLowerCase() === part.toLowerCase());
+		const hex = hue ? undefined : parseHexColor(part);
+		if (hue) colors.hues.push(hue);
+		else if (hex) colors.hexes.push(hex);
+		else throw bad();
+	}
+	return colors;
+}
+
+/** The colours for the service: one with a palette matches colours exactly on its grid, and searches hues in `q`. */
+export function colorQuery(
+	ctx: IExecuteFunctions,
+	{ hexes, hues }: Colors,
+	i: number,
+	{ palette }: StyleEntry,
+): { color?: string; q?: string } {
+	if (hues.length && !palette) {
+		throw fieldError(
+			ctx,
+			'"Color"',
+			i,
+			`has the hue name ${show(hues[0])}, which this museum service cannot search`,
+			'Hue names work with the Harvard Art Museums API style; pick a colour instead.',
+		);
+	}
+	const sent = hexes.map((hex) => (palette ? snapToPalette(hex, palette) : hex));
+	return {
+		...(sent.length ? { color: [...new Set(sent)].join('|') } : {}),
+		...(hues.length && palette
+			? { q: `${palette.hueField}:${hues.length === 1 ? hues[0] : `(${hues.join(' OR ')})`}` }
+			: {}),
+	};
+}
+
+/** A colour on a palette grid, each channel quantized as Harvard's colour service does (25: 00, 19, 32, 4b … fa). */
+function snapToPalette(hex: string, { step, max }: { step: number; max: number }): string {
+	const channels = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
+	return hexOf(channels.map((c) => Math.min(max, Math.floor((c + step / 2 - 1) / step) * step)));
+}
+
+const hexOf = (channels: number[]) =>
+	`#${channels.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+
+/** One colour as lower-case `#rrggbb`, or `undefined` when it is not a colour. */
+export function parseHexColor(text: string): string | undefined {
+	const hex = /^#?([0-9a-f]{3}|[0-9a-f]{6}|[0-9a-f]{8})$/i.exec(text);
+	if (hex) {
+		const digits = hex[1].toLowerCase();
+		return `#${(digits.length === 3 ? digits.replace(/./g, '$&$&') : digits).slice(0, 6)}`;
+	}
+	const rgb =
+		/^rgba?\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*(?:,\s*[\d.]+%?\s*)?\)$/i.exec(text);
+	const channels = rgb?.slice(1, 4).map(Number);
+	return channels?.every((c) => c <= 255) ? hexOf(channels) : undefined;
 }

@@ -5,13 +5,112 @@ import type {
 	INodeExecutionData,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
+import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import { type RequestSettings, type TriptychClient, describeFailure } from '../shared/transport';
-import type { ImageRef } from './imageSize';
-import type { ImagesPlan } from './plan';
+import { type StyleEntry, describeFailure } from '../shared/transport';
+import { isPlainObject, toText } from '../shared/validation';
+import type { Call, Found } from './operation';
+import { answerError, imageUrlOf, recordKey } from './records';
+
+/** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
+const WIDTHS = { thumbnail: 256, post: 800, original: undefined };
+/** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
+const RESTRICTED_WIDTH = 256;
+
+export const IMAGE_SIZE: ChoiceOption<'thumbnail' | 'post' | 'original' | 'custom'> = {
+	displayName: 'Image Size',
+	name: 'imageSize',
+	default: 'post',
+	description:
+		"How large an image to download. A smaller size is asked of the image service (IIIF, or the image address's width parameter with the Harvard Art Museums API); a service that cannot resize sends its original.",
+	options: [
+		{
+			name: '800 Px Wide (for Posts)',
+			value: 'post',
+			description: 'Fit for social posts and chat',
+		},
+		{ name: 'Custom Width', value: 'custom', description: 'The width set in Image Width' },
+		{ name: 'Original', value: 'original', description: 'The full image, as large as it is' },
+		{ name: 'Thumbnail (256 Px)', value: 'thumbnail' },
+	],
+};
+
+export const IMAGE_WIDTH: NumberOption = {
+	displayName: 'Image Width',
+	name: 'imageWidth',
+	default: 800,
+	min: 16,
+	max: 10000,
+	description: 'Width of the downloaded images, in pixels (the height follows)',
+};
+
+export const MAX_IMAGES: NumberOption = {
+	displayName: 'Max Images',
+	name: 'maxImages',
+	default: 50,
+	min: 0,
+	description:
+		'Most images to download in one run of the node, across all input items. Objects past it keep their data without an image; a hint says how many.',
+};
+
+export const MAX_IMAGE_SIZE: NumberOption = {
+	displayName: 'Max Image Size (MB)',
+	name: 'maxImageSize',
+	default: 25,
+	min: 1,
+	max: 1024,
+	description:
+		'Largest image accepted, in megabytes. A larger image is not downloaded: its object gets an error (with Continue On Fail, an error item) and it is not retried.',
+};
+
+export function readImages(ctx: IExecuteFunctions, i: number) {
+	const param = (name: string, fallback: unknown) =>
+		ctx.getNodeParameter(name, i, fallback as string) as unknown;
+	const property = toText(
+		ctx,
+		param('binaryPropertyName', 'data'),
+		'Put Output File in Field',
+		i,
+		true,
+	);
+	const read = (option: NumberOption) =>
+		readNumber(
+			ctx,
+			{ [option.name]: param(option.name, option.default) } as IDataObject,
+			option,
+			i,
+		);
+	const size = readChoice(ctx, param(IMAGE_SIZE.name, IMAGE_SIZE.default), IMAGE_SIZE, i);
+	return {
+		property,
+		maxImages: read(MAX_IMAGES),
+		maxBytes: read(MAX_IMAGE_SIZE) * 1024 * 1024,
+		width: size === 'custom' ? read(IMAGE_WIDTH) : WIDTHS[size],
+	};
+}
+
+/** The record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
+export function imageOf(record: IDataObject, width: number | undefined, style: StyleEntry) {
+	const source = imageUrlOf(record);
+	if (!source) return undefined;
+	const sized = (url: string) => ({ url, source, objectId: recordKey(record) });
+	if (width === undefined) return sized(source);
+	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
+	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
+	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
+	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim())) {
+		return sized(`${iiif.trim().replace(/\/+$/, '')}/full/${w},/0/default.jpg`);
+	}
+	if (style.imageWidthQuery && URL.canParse(source)) {
+		const url = new URL(source);
+		url.searchParams.delete('height');
+		url.searchParams.set('width', String(w));
+		return sized(url.toString());
+	}
+	return sized(source);
+}
 
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
@@ -31,23 +130,21 @@ export function fileNameFor(
 	mimeType: string,
 	objectId: unknown,
 ): string {
-	let name: string | undefined;
-	if (typeof disposition === 'string') {
-		const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(disposition);
-		const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(disposition);
+	const decode = (text: string) => {
 		try {
-			name = extended ? decodeURIComponent(extended[1].trim()) : (plain?.[1] ?? plain?.[2])?.trim();
+			return decodeURIComponent(text);
 		} catch {
-			name = (plain?.[1] ?? plain?.[2])?.trim();
+			return undefined;
 		}
-	}
-	if (!name) {
-		try {
-			const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
-			name = segment ? decodeURIComponent(segment) : undefined;
-		} catch {
-			name = undefined;
-		}
+	};
+	const header = typeof disposition === 'string' ? disposition : '';
+	const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(header);
+	const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(header);
+	const plainName = (plain?.[1] ?? plain?.[2])?.trim();
+	let name = extended ? (decode(extended[1].trim()) ?? plainName) : plainName;
+	if (!name && URL.canParse(url)) {
+		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
+		name = segment ? decode(segment) : undefined;
 	}
 	// No path parts from a header or a URL: only the base name is kept.
 	name = name
@@ -63,63 +160,44 @@ export function fileNameFor(
 	return name;
 }
 
-/**
- * Downloads one image WITHOUT the API key (`client.download` is never authenticated) and returns it as n8n binary
- * data, within Timeout and Max Image Size. A failed download is a NodeApiError naming the object, the address and
- * what went wrong.
- */
-export async function downloadImage(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	image: ImageRef,
-	settings: RequestSettings,
+/** One image, downloaded WITHOUT the API key (`client.download` is never authenticated). */
+async function downloadImage(
+	{ ctx, client, settings, i }: Call,
+	{ url, source, objectId }: NonNullable<Found['image']>,
 	maxBytes: number,
-	itemIndex: number,
 ): Promise<IBinaryData> {
-	const { url, objectId } = image;
 	const fail = (what: string, description: string, httpCode?: string) =>
-		new NodeApiError(
+		answerError(
 			ctx.getNode(),
-			{
-				message: `Could not download the image: ${what}`,
-				...(httpCode ? { httpCode } : {}),
-			} as JsonObject,
-			{
-				message: `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${itemIndex}]`,
-				description,
-				httpCode,
-				itemIndex,
-			},
+			`Could not download the image: ${what}`,
+			`Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`,
+			description,
+			i,
+			httpCode,
 		);
-
-	let address: URL;
-	try {
-		address = new URL(url);
-	} catch {
+	if (!URL.canParse(url)) {
 		throw fail(
 			'not a web address',
 			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.',
 		);
 	}
+	const address = new URL(url);
 	if (address.protocol !== 'http:' && address.protocol !== 'https:') {
 		throw fail(
 			`the address uses ${address.protocol}`,
 			'Only http:// and https:// images can be downloaded.',
 		);
 	}
-
 	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
-		const sizeOption = 'Max Image Size';
-		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes, sizeOption };
-		const [what, advice] = describeFailure(failure, wording);
+		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };
+		const [what, advice] = describeFailure(failure, { ...wording, sizeOption: 'Max Image Size' });
 		const tries = gaveUp && !gaveUp.unsafe ? ` It ${gaveUp.text}.` : '';
 		const said = what.charAt(0).toLowerCase() + what.slice(1);
 		throw fail(client.redact(said), `${client.redact(advice)}${tries}`);
 	}
-	const response = outcome.res;
-	const status = response.statusCode;
+	const status = outcome.res.statusCode;
 	if (status < 200 || status >= 300) {
 		throw fail(
 			`the image host answered HTTP ${status}`,
@@ -129,7 +207,7 @@ export async function downloadImage(
 			String(status),
 		);
 	}
-	const headers = response.headers as IDataObject;
+	const headers = outcome.res.headers as IDataObject;
 	const mimeType = String(headers['content-type'] ?? '')
 		.split(';')[0]
 		.trim()
@@ -140,54 +218,44 @@ export async function downloadImage(
 			'The linked address does not serve an image file.',
 		);
 	}
-	const fileName = fileNameFor(headers['content-disposition'], image.source, mimeType, objectId);
-	return await ctx.helpers.prepareBinaryData(response.body, fileName, mimeType);
+	const fileName = fileNameFor(headers['content-disposition'], source, mimeType, objectId);
+	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
 }
 
-/**
- * Download Images: each object's primary image becomes binary data, up to Max Images per run (`budget` is shared
- * by the run's items). Past the cap an object keeps its data without binary; `budget.omitted` counts those for
- * the run's hint. A failed download fails the run, or with Continue On Fail turns that object's item into an error
- * item.
- */
+/** Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only. */
 export async function attachImages(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: ImagesPlan,
-	settings: RequestSettings,
-	items: INodeExecutionData[],
-	images: Array<ImageRef | undefined>,
-	i: number,
+	call: Call,
+	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
+	found: Found[],
 	budget: { used: number; omitted: number },
-	continueOnFail: boolean,
-): Promise<void> {
-	const { property, maxImages, maxBytes } = plan;
+): Promise<INodeExecutionData[]> {
+	const { ctx, client, i } = call;
+	const items = found.map((entry) => entry.item);
 	const jobs: number[] = [];
-	images.forEach((image, n) => {
+	found.forEach(({ image }, n) => {
 		if (!image) return;
-		if (budget.used >= maxImages) {
-			budget.omitted++;
-			return;
+		if (budget.used >= maxImages) budget.omitted++;
+		else {
+			budget.used++;
+			jobs.push(n);
 		}
-		budget.used++;
-		jobs.push(n);
 	});
-	// as many at once as the gate of the image host allows
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
-		const image = images[n]!;
+		const image = found[n].image!;
 		let failure: unknown;
 		try {
-			const binary = await downloadImage(ctx, client, image, settings, maxBytes, i);
+			const binary = await downloadImage(call, image, maxBytes);
 			items[n] = { json: items[n].json, binary: { [property]: binary } };
 			return;
 		} catch (error) {
 			failure = error;
 		}
-		if (!continueOnFail) throw failure;
+		if (!ctx.continueOnFail()) throw failure;
 		items[n] = errorItem(failure, i, {
 			objectId: (image.objectId ?? null) as JsonObject[string],
 			imageUrl: image.url,
 		});
 	});
+	return items;
 }

@@ -10,7 +10,7 @@ import { checkJson } from '../shared/transport/answer';
 import { attempt } from '../shared/transport/attempt';
 import { describeFailure, redactKey, shown } from '../shared/transport/errors';
 import { baseOf, keyRule } from '../shared/transport/origin';
-import { CREDENTIALS_TYPE, SERVICES, styleOf } from '../shared/transport';
+import { CREDENTIALS_TYPE, SERVICES, type StyleEntry, styleOf } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { readPage } from './records';
 
@@ -23,15 +23,22 @@ const OBJECTS_PAGE_SIZE = 20;
 type Ctx = ILoadOptionsFunctions;
 
 /**
- * GET {Museum URL}{path} for the editor's lists, through n8n's request helper with the credential (the key goes
- * only where the credential sends it), bounded in time and size, following redirects only on the service's origin.
- * Errors name the address and never the key.
+ * A page of a list for the editor: GET {Museum URL}{path} with the credential, bounded in time and size, redirects
+ * followed on the service's origin only. `item` skips a record by returning undefined.
  */
-async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
+async function listPage(
+	ctx: Ctx,
+	path: string,
+	qs: (style: StyleEntry, page: number) => IDataObject,
+	token: string | undefined,
+	item: (record: IDataObject) => INodeListSearchItems | undefined,
+): Promise<INodeListSearchResult> {
 	const credentials = (await ctx.getCredentials(CREDENTIALS_TYPE)) as IDataObject;
 	const redact = (text: string) => redactKey(text, String(credentials.apiKey ?? ''));
 	const fail = (message: string) => new NodeOperationError(ctx.getNode(), redact(message));
-	const { label } = SERVICES.museum;
+	const { label, styles } = SERVICES.museum;
+	const number = Number(token) || 1;
+	const query = qs(styles[styleOf(credentials, 'museum')]!, number);
 	const base = baseOf(credentials, 'museum');
 	if (!('url' in base)) throw fail(`Set the ${label} in the Triptych API credentials first`);
 	const url = new URL(base.url + path);
@@ -43,7 +50,7 @@ async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
 		{
 			url: url.href,
 			method: 'GET',
-			qs,
+			qs: query,
 			headers: { Accept: 'application/json' },
 			redirects: { follow: 'origin', origin: url.origin },
 			timeout: TIMEOUT_MS,
@@ -52,13 +59,11 @@ async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
 	);
 	const checked = 'kind' in answer ? answer : checkJson(answer);
 	if ('kind' in checked) {
-		const wording = {
-			what: 'the museum service',
-			timeout: TIMEOUT_MS,
-			maxBytes: MAX_BYTES,
+		const wording = { what: 'the museum service', timeout: TIMEOUT_MS, maxBytes: MAX_BYTES };
+		const [what, advice] = describeFailure(checked, {
+			...wording,
 			sizeOption: 'size a list may have',
-		};
-		const [what, advice] = describeFailure(checked, wording);
+		});
 		throw fail(`Could not load the list from ${base.url}: ${what}. ${advice}`);
 	}
 	const status = checked.statusCode;
@@ -70,90 +75,70 @@ async function museumGet(ctx: Ctx, path: string, qs: IDataObject) {
 	}
 	const page = readPage(checked.json.value);
 	if (typeof page === 'string') throw fail(`The museum service sent ${page} for ${url.pathname}`);
-	return page;
+	const results = page.records.map((record) => (isPlainObject(record) ? item(record) : undefined));
+	const more = typeof page.next === 'string' || (page.pages ?? 0) > number;
+	return {
+		results: results.filter((result) => result !== undefined),
+		...(more ? { paginationToken: String(number + 1) } : {}),
+	};
 }
-
-const count = (record: IDataObject) =>
-	typeof record.objectcount === 'number' ? `${record.objectcount} objects` : undefined;
 
 /**
- * One page of a list the service keeps (GET /classification, /period), filtered by what was typed. Classification
- * options carry the ID (the service matches it more reliably than a name); periods their name (the form the
- * service documents for its `period` filter).
+ * A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
+ * more reliably than a name), a period as its name (the form the service documents).
  */
-async function termList(
-	ctx: Ctx,
-	resource: 'classification' | 'period',
-	filter?: string,
-	token?: string,
-): Promise<INodeListSearchResult> {
-	const credentials = (await ctx.getCredentials(CREDENTIALS_TYPE)) as IDataObject;
-	const style = SERVICES.museum.styles[styleOf(credentials, 'museum')]!;
-	if (!style.lists) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`This museum service (${style.name} style) keeps no list of ${resource}s: choose By Name and type one`,
-		);
-	}
-	const pageNumber = Number(token) || 1;
-	const page = await museumGet(ctx, `/${resource}`, {
-		[style.pageSize ?? 'size']: PAGE_SIZE,
-		page: pageNumber,
-		sort: 'name',
-	});
-	const wanted = filter?.trim().toLowerCase() ?? '';
-	const results: INodeListSearchItems[] = [];
-	for (const record of page.records) {
-		if (!isPlainObject(record) || typeof record.name !== 'string') continue;
-		if (wanted && !record.name.toLowerCase().includes(wanted)) continue;
-		const id = record.id ?? record[`${resource}id`];
-		const value = resource === 'classification' && id !== undefined ? String(id) : record.name;
-		results.push({ name: record.name, value, description: count(record) });
-	}
-	const more = typeof page.next === 'string' || (page.pages ?? 0) > pageNumber;
-	return { results, ...(more ? { paginationToken: String(pageNumber + 1) } : {}) };
-}
+const termList = (resource: 'classification' | 'period') =>
+	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
+		const wanted = filter?.trim().toLowerCase() ?? '';
+		const qs = (style: StyleEntry, page: number) => {
+			if (style.lists) return { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
+			throw new NodeOperationError(
+				this.getNode(),
+				`This museum service (${style.name} style) keeps no list of ${resource}s: choose By Name and type one`,
+			);
+		};
+		return await listPage(this, `/${resource}`, qs, token, (record) => {
+			const { name } = record;
+			if (typeof name !== 'string' || !name.toLowerCase().includes(wanted)) return undefined;
+			const id = record.id ?? record[`${resource}id`];
+			const value = resource === 'classification' && id !== undefined ? String(id) : name;
+			return {
+				name,
+				value,
+				description:
+					typeof record.objectcount === 'number' ? `${record.objectcount} objects` : undefined,
+			};
+		});
+	};
 
-/** Objects matching what was typed, for Get's Object ID: "title – artist, date", its ID as the value. */
-async function objectList(ctx: Ctx, filter?: string, token?: string) {
-	const credentials = (await ctx.getCredentials(CREDENTIALS_TYPE)) as IDataObject;
-	const style = SERVICES.museum.styles[styleOf(credentials, 'museum')]!;
-	const pageNumber = Number(token) || 1;
-	const page = await museumGet(ctx, '/object', {
-		...(filter?.trim() ? { q: filter.trim() } : {}),
+/** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */
+async function objects(this: Ctx, filter?: string, token?: string) {
+	const q = filter?.trim();
+	const qs = (style: StyleEntry, page: number) => ({
+		...(q ? { q } : {}),
 		[style.pageSize ?? 'limit']: OBJECTS_PAGE_SIZE,
-		page: pageNumber,
+		page,
 		fields: 'objectid,id,title,people,dated,url',
 	});
-	const results: INodeListSearchItems[] = [];
-	for (const record of page.records) {
-		if (!isPlainObject(record)) continue;
+	return await listPage(this, '/object', qs, token, (record) => {
 		const id = record.objectid ?? record.id;
-		if (id === undefined || id === null) continue;
+		if (id === undefined || id === null) return undefined;
 		const people = Array.isArray(record.people) ? record.people : [];
 		const artist = people
 			.map((p) => (isPlainObject(p) ? (p.displayname ?? p.name) : ''))
 			.find(Boolean);
 		const title = typeof record.title === 'string' && record.title ? record.title : `Object ${id}`;
 		const about = [artist, record.dated].filter((part) => typeof part === 'string' && part);
-		results.push({
+		return {
 			name: about.length ? `${title} – ${about.join(', ')}` : title,
 			value: String(id),
 			...(typeof record.url === 'string' ? { url: record.url } : {}),
-		});
-	}
-	const more = typeof page.next === 'string' || (page.pages ?? 0) > pageNumber;
-	return { results, ...(more ? { paginationToken: String(pageNumber + 1) } : {}) };
+		};
+	});
 }
 
 export const listSearch = {
-	async classifications(this: Ctx, filter?: string, token?: string) {
-		return await termList(this, 'classification', filter, token);
-	},
-	async periods(this: Ctx, filter?: string, token?: string) {
-		return await termList(this, 'period', filter, token);
-	},
-	async objects(this: Ctx, filter?: string, token?: string) {
-		return await objectList(this, filter, token);
-	},
+	classifications: termList('classification'),
+	periods: termList('period'),
+	objects,
 };

@@ -1,106 +1,90 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { ItemOperation } from '../shared/items';
-import type { StyleEntry, TriptychClient } from '../shared/transport';
+import { getOptions, readChoice } from '../shared/fields';
+import { addHint, type ItemOperation } from '../shared/items';
+import { getRequestSettings } from '../shared/options';
+import type { RequestSettings, StyleEntry, TriptychClient } from '../shared/transport';
 import { isTool } from '../shared/validation';
-import { getObject } from './actions/get';
-import { searchObjects } from './actions/search';
-import { attachImages } from './images';
-import { imageOf } from './imageSize';
-import { type Found, type Plan, readPlan } from './plan';
-import { pick, simplify } from './records';
+import { getObject, readObjectId } from './actions/get';
+import { readSearchPlan, searchObjects } from './actions/search';
+import { OPERATION } from './description';
+import { attachImages, imageOf, readImages } from './images';
+import { readOutput } from './records';
 
-/** What the run learned, said once at its end in the output pane. */
-interface RunNotes {
-	/** Searches cut short by Max Pages: objects left in all, and the Max Pages of the first */
-	cut: { searches: number; left: number; maxPages: number };
-	images: { used: number; omitted: number; max: number };
+/** One object as output: its item, and its image to download. */
+export interface Found {
+	item: INodeExecutionData;
+	image?: ReturnType<typeof imageOf>;
 }
 
-/** The Museum Object Search router: one input item's operation (Search or Get), then its images. */
-export interface MuseumOperation extends ItemOperation<Plan> {
-	/** Execution hints for what the whole run learned (call once, after every item) */
-	finish(): void;
+/** What an operation needs for one input item; `map` turns a record into its output as soon as it comes. */
+export interface Call {
+	ctx: IExecuteFunctions;
+	client: TriptychClient;
+	settings: RequestSettings;
+	style: StyleEntry;
+	map: (record: IDataObject) => Found;
+	i: number;
 }
 
+/** Everything one input item asks for, checked before any request is sent. */
+function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
+	const operation = readChoice(ctx, ctx.getNodeParameter('operation', i, 'search'), OPERATION, i);
+	const options = getOptions(ctx, i);
+	const settings = getRequestSettings(ctx, i, options);
+	const convert = readOutput(ctx, i);
+	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
+	const images =
+		!asTool && ctx.getNodeParameter('downloadImages', i, false) === true
+			? readImages(ctx, i)
+			: undefined;
+	if (operation === 'get') {
+		return { objectId: readObjectId(ctx, i, asTool), convert, images, settings };
+	}
+	return { search: readSearchPlan(ctx, i, options, asTool), convert, images, settings };
+}
+
+/** The router: one input item's operation (Search or Get), then its images; `finish` adds the run's hints. */
 export function museumOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	continueOnFail: boolean,
-): MuseumOperation {
+): ItemOperation<ReturnType<typeof readPlan>> & { finish(): void } {
 	const asTool = isTool(ctx);
-	const notes: RunNotes = {
-		cut: { searches: 0, left: 0, maxPages: 0 },
-		images: { used: 0, omitted: 0, max: 0 },
-	};
+	/** Searches cut short by Max Pages, for the run's hint */
+	const cut = { searches: 0, left: 0, maxPages: 0 };
+	const budget = { used: 0, omitted: 0, max: 0 };
 	let style: StyleEntry | undefined;
 	return {
 		read: (i) => readPlan(ctx, i, asTool),
 		async run(plan, i) {
 			style ??= await client.styleEntry('museum');
-			const convert =
-				plan.output === 'simplified'
-					? simplify
-					: plan.output === 'raw'
-						? (record: IDataObject) => record
-						: (record: IDataObject) => pick(record, plan.selected!);
-			const width = plan.images?.width;
+			const { images, settings } = plan;
 			const map = (record: IDataObject): Found => ({
-				item: { json: convert(record) },
-				image: plan.images ? imageOf(record, width, style!) : undefined,
+				item: { json: plan.convert(record) },
+				image: images ? imageOf(record, images.width, style!) : undefined,
 			});
-			let found: Found[];
-			if (plan.operation === 'get') {
-				found = await getObject(ctx, client, plan, map, i);
-			} else {
-				const result = await searchObjects(ctx, client, plan, style, map, i);
-				found = result.found;
-				if (result.left !== undefined) {
-					notes.cut.searches++;
-					notes.cut.left += result.left;
-					notes.cut.maxPages ||= plan.search!.maxPages;
-				}
-			}
-			const items = found.map((entry) => entry.item);
-			if (plan.images) {
-				notes.images.max = plan.images.maxImages;
-				const images = found.map((entry) => entry.image);
-				await attachImages(
+			const call = { ctx, client, settings, style, map, i };
+			const found = plan.search
+				? await searchObjects(call, plan.search, cut)
+				: await getObject(call, plan.objectId!);
+			if (!images) return found.map(({ item }) => item);
+			budget.max = images.maxImages;
+			return await attachImages(call, images, found, budget);
+		},
+		finish() {
+			if (cut.searches) {
+				const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
+				addHint(
 					ctx,
-					client,
-					plan.images,
-					plan.settings,
-					items,
-					images,
-					i,
-					notes.images,
-					continueOnFail,
+					`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
 				);
 			}
-			return items;
+			if (budget.omitted) {
+				addHint(
+					ctx,
+					`Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
+				);
+			}
 		},
-		finish: () => addHints(ctx, notes),
 	};
-}
-
-function addHints(ctx: IExecuteFunctions, { cut, images }: RunNotes): void {
-	// n8n 1.x before execution hints: nothing to add them to
-	if (typeof ctx.addExecutionHints !== 'function') return;
-	const hints: string[] = [];
-	if (cut.searches) {
-		const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
-		hints.push(
-			`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
-		);
-	}
-	if (images.omitted) {
-		hints.push(
-			`Max Images (${images.max}) was reached: ${images.omitted} object${images.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
-		);
-	}
-	if (hints.length) {
-		ctx.addExecutionHints(
-			...hints.map((message) => ({ message, location: 'outputPane' as const })),
-		);
-	}
 }

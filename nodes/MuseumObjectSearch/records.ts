@@ -1,39 +1,42 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
+import { type ChoiceOption, readChoice } from '../shared/fields';
 import type { PageAnswer } from '../shared/paging';
-import { describeValue, isPlainObject } from '../shared/validation';
-import type { Plan } from './plan';
+import { describeValue, fieldError, isPlainObject, show, toList } from '../shared/validation';
 
-/** One page, with the number of matching records when the service says (`info.totalrecords`). */
-export type Page = PageAnswer<unknown> & { total?: number };
+/** An error naming the item, for an answer the node cannot use. */
+export function answerError(
+	node: INode,
+	reason: string,
+	message: string,
+	description: string,
+	itemIndex: number,
+	httpCode?: string,
+): NodeApiError {
+	const response = { message: reason, ...(httpCode ? { httpCode } : {}) } as JsonObject;
+	return new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+}
 
-/**
- * The records of one answer. The service may send `data: {info, records}` (Harvard style, with `info.next`),
- * `data` as the list itself, or a bare list without envelope. Anything else returns a description of what
- * came, for the error message.
- */
-export function readPage(data: unknown): Page | string {
+/** The records of one answer, `{info, records}` (Harvard) or a bare list; else what came, in words. */
+export function readPage(data: unknown): (PageAnswer<unknown> & { total?: number }) | string {
 	if (Array.isArray(data)) return { records: data };
-	if (isPlainObject(data) && Array.isArray(data.records)) {
-		const info = data.info;
-		if (!isPlainObject(info)) return { records: data.records };
-		const next = info.next;
-		const pages = Number(info.pages);
-		const total = Number(info.totalrecords);
-		return {
-			records: data.records,
-			next: typeof next === 'string' && next.trim() ? next.trim() : null,
-			...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
-			...(Number.isSafeInteger(total) && total >= 0 ? { total } : {}),
-		};
-	}
-	return describeValue(data ?? undefined);
+	if (!isPlainObject(data) || !Array.isArray(data.records)) return describeValue(data ?? undefined);
+	const { info, records } = data;
+	if (!isPlainObject(info)) return { records };
+	const pages = Number(info.pages);
+	const total = Number(info.totalrecords);
+	return {
+		records,
+		next: typeof info.next === 'string' && info.next.trim() ? info.next.trim() : null,
+		...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
+		...(Number.isSafeInteger(total) && total >= 0 ? { total } : {}),
+	};
 }
 
 /** A record's identity: Harvard sends both objectid and id (the same number). */
 export function recordKey(record: unknown): unknown {
-	if (!isPlainObject(record)) return undefined;
-	return record.objectid ?? record.id;
+	return isPlainObject(record) ? (record.objectid ?? record.id) : undefined;
 }
 
 const text = (value: unknown): string | number | null =>
@@ -41,34 +44,21 @@ const text = (value: unknown): string | number | null =>
 
 /** The primary image: `primaryimageurl`, else the first image with an address. */
 export function imageUrlOf(record: IDataObject): string | undefined {
-	const primary = record.primaryimageurl;
-	if (typeof primary === 'string' && primary.trim()) return primary.trim();
-	const images = record.images;
-	if (Array.isArray(images)) {
-		for (const image of images) {
-			const url = isPlainObject(image) ? image.baseimageurl : undefined;
-			if (typeof url === 'string' && url.trim()) return url.trim();
-		}
-	}
-	return undefined;
+	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
+	const urls = [record.primaryimageurl, ...images.map((image) => image.baseimageurl)];
+	return (urls.find((url) => typeof url === 'string' && url.trim()) as string | undefined)?.trim();
 }
 
 function artistNames(people: unknown): string | null {
-	if (!Array.isArray(people) || people.length === 0) return null;
 	const names: string[] = [];
-	for (const person of people) {
-		if (!isPlainObject(person)) continue;
-		const name = person.displayname ?? person.name;
+	for (const person of Array.isArray(people) ? people : []) {
+		const name = isPlainObject(person) ? (person.displayname ?? person.name) : undefined;
 		if (typeof name === 'string' && name && !names.includes(name)) names.push(name);
 	}
 	return names.length ? names.join(', ') : null;
 }
 
-/**
- * Output = Simplified: one small flat object per record, built directly from it, with what reusing the image needs:
- * the credit line, the image rights (Harvard's imagepermissionlevel: 0 any size, 1 at most 256 px, 2 none) and the
- * object's page.
- */
+/** Output = Simplified, with what reusing the image needs: credit line, rights (imagepermissionlevel), page. */
 export function simplify(record: IDataObject): IDataObject {
 	return {
 		id: text(record.objectid ?? record.id),
@@ -87,19 +77,74 @@ export function simplify(record: IDataObject): IDataObject {
 	};
 }
 
-/** Output = Selected Fields: the listed fields (dotted paths reach into objects and lists); absent ones are null. */
-export function pick(record: IDataObject, selected: NonNullable<Plan['selected']>): IDataObject {
-	const out: IDataObject = {};
-	for (const { name, path } of selected) {
-		let value: unknown = record;
-		for (const step of path) {
-			if (typeof value !== 'object' || value === null) {
-				value = undefined;
-				break;
-			}
-			value = (value as IDataObject)[step];
-		}
-		out[name] = (value ?? null) as IDataObject[string];
+/** The record fields Selected Fields offers; any other field goes in Other Fields. */
+export const COMMON_FIELDS = (
+	'accessionyear century classification colors creditline culture dated datebegin dateend ' +
+	'department dimensions division images medium objectid objectnumber people period ' +
+	'primaryimageurl technique title url'
+).split(' ');
+
+export const OUTPUT: ChoiceOption<'simplified' | 'raw' | 'selected'> = {
+	displayName: 'Output',
+	name: 'output',
+	default: 'simplified',
+	description: 'What each output item holds',
+	options: [
+		{ name: 'Raw', value: 'raw', description: 'The records as the service sends them' },
+		{
+			name: 'Selected Fields',
+			value: 'selected',
+			description: 'Only the fields listed in Selected Fields',
+		},
+		{
+			name: 'Simplified',
+			value: 'simplified',
+			description:
+				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
+		},
+	],
+};
+
+/** Output: the records as they come, simplified, or Selected Fields (with the record's ID, always). */
+export function readOutput(
+	ctx: IExecuteFunctions,
+	i: number,
+): (record: IDataObject) => IDataObject {
+	const param = (name: string, fallback: unknown) =>
+		ctx.getNodeParameter(name, i, fallback as string) as unknown;
+	const output = readChoice(ctx, param(OUTPUT.name, OUTPUT.default), OUTPUT, i);
+	if (output !== 'selected') return output === 'raw' ? (record) => record : simplify;
+	const chosen = param('selectedFieldList', []);
+	const list = (Array.isArray(chosen) ? chosen : [chosen]) as string[];
+	const wrong = list.findIndex((name) => !COMMON_FIELDS.includes(name));
+	if (wrong >= 0) {
+		throw fieldError(
+			ctx,
+			'"Selected Fields"',
+			i,
+			`has ${show(list[wrong])}, which is not one of ${COMMON_FIELDS.join(', ')}`,
+			'Put other record fields in Other Fields.',
+		);
 	}
-	return out;
+	const names = [...list, ...toList(ctx, param('otherFields', ''), 'Other Fields', i)];
+	if (!names.length) {
+		throw fieldError(
+			ctx,
+			'"Selected Fields"',
+			i,
+			'is empty while Output is Selected Fields',
+			'List the record fields to keep, e.g. objectid, title, people, or choose another Output.',
+		);
+	}
+	// A dot reaches into an object or list; an absent field is null.
+	const paths = [...new Set(['objectid', ...names])].map(
+		(name) => [name, name.split('.')] as const,
+	);
+	const walk = (value: unknown, step: string) =>
+		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
+	return (record) => {
+		const out: IDataObject = {};
+		for (const [name, path] of paths) out[name] = path.reduce(walk, record) ?? null;
+		return out;
+	};
 }

@@ -1,9 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { TriptychClient } from '../../shared/transport';
 import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
-import type { Found, Plan } from '../plan';
+import type { Call, Found } from '../operation';
+import { answerError } from '../records';
 
 /** An object ID as it goes in the path: no separator, and not longer than any museum's */
 const ID = /^[^/\s?#]{1,100}$/;
@@ -60,81 +60,62 @@ export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean)
 	const raw = ctx.getNodeParameter('objectId', i, '') as unknown;
 	const mode = isPlainObject(raw) ? String(raw.mode ?? '') : '';
 	const value = String((isPlainObject(raw) ? raw.value : raw) ?? '').trim();
+	if (!value && asTool) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)',
+			{ itemIndex: i },
+		);
+	}
 	if (!value) {
-		if (asTool) {
-			throw new NodeOperationError(
-				ctx.getNode(),
-				'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)',
-				{ itemIndex: i },
-			);
-		}
 		throw fieldError(ctx, '"Object"', i, 'is empty', 'Pick an object, or give its ID or address.');
 	}
-	if (mode === 'url' || /^https?:\/\//i.test(value)) {
-		let path: string | undefined;
-		try {
-			path = new URL(value).pathname;
-		} catch {
-			path = undefined;
-		}
-		const id = path ? OBJECT_PATH.exec(path)?.[1] : undefined;
-		if (!id) {
-			throw fieldError(
-				ctx,
-				'"Object"',
-				i,
-				`has the address ${show(value)}, which names no object`,
-				'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.',
-			);
-		}
-		return decodeURIComponent(id);
-	}
-	if (!ID.test(value)) {
+	if (mode !== 'url' && !/^https?:\/\//i.test(value)) {
+		if (ID.test(value)) return value;
 		throw fieldError(ctx, '"Object"', i, `has ${show(value)}, which is not an object ID`);
 	}
-	return value;
+	const id = URL.canParse(value) ? OBJECT_PATH.exec(new URL(value).pathname)?.[1] : undefined;
+	if (id) return decodeURIComponent(id);
+	throw fieldError(
+		ctx,
+		'"Object"',
+		i,
+		`has the address ${show(value)}, which names no object`,
+		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.',
+	);
 }
 
 /** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
 export async function getObject(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: Plan,
-	map: (record: IDataObject) => Found,
-	i: number,
+	{ ctx, client, settings, map, i }: Call,
+	id: string,
 ): Promise<Found[]> {
-	const id = plan.objectId!;
-	const node = ctx.getNode();
-	const request = { service: 'museum' as const, method: 'GET' as const, repeatable: true };
-	let failure: unknown;
+	const path = `/object/${encodeURIComponent(id)}`;
 	let data: unknown;
+	let failure: unknown;
 	try {
-		data = (
-			await client.request(
-				{ ...request, path: `/object/${encodeURIComponent(id)}` },
-				plan.settings,
-				i,
-			)
-		).data;
+		const request = { service: 'museum' as const, method: 'GET' as const, path, repeatable: true };
+		data = (await client.request(request, settings, i)).data;
 	} catch (error) {
 		failure = error;
 	}
 	if (failure instanceof NodeApiError && failure.httpCode === '404') {
-		throw new NodeApiError(node, { message: 'object not found', httpCode: '404' } as JsonObject, {
-			message: `The museum service has no object with the ID "${id}" [item ${i}]`,
-			description: 'Check the ID, or pick the object from the list. It was not retried.',
-			httpCode: '404',
-			itemIndex: i,
-		});
+		throw answerError(
+			ctx.getNode(),
+			'object not found',
+			`The museum service has no object with the ID "${id}" [item ${i}]`,
+			'Check the ID, or pick the object from the list. It was not retried.',
+			i,
+			'404',
+		);
 	}
 	if (failure) throw failure;
-	if (!isPlainObject(data)) {
-		throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
-			message: `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`,
-			description:
-				'Check the Museum URL in the Triptych API credentials: it must point at the object API.',
-			itemIndex: i,
-		});
-	}
-	return [map(data)];
+	if (isPlainObject(data)) return [map(data)];
+	throw answerError(
+		ctx.getNode(),
+		'record is not an object',
+		`The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`,
+		'Check the Museum URL in the Triptych API credentials: it must point at the object API.',
+		i,
+	);
 }

@@ -1,107 +1,183 @@
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import { getLimit, readChoice, readNumber } from '../../shared/fields';
 import { fetchAllPages } from '../../shared/paging';
-import type { StyleEntry, TriptychClient } from '../../shared/transport';
-import { describeValue, isPlainObject } from '../../shared/validation';
-import { colorQuery } from '../color';
-import type { Found, Plan } from '../plan';
-import { readPage, recordKey } from '../records';
-import type { SearchPlan } from './search.plan';
+import {
+	describeValue,
+	fieldError,
+	isPlainObject,
+	show,
+	toList,
+	toText,
+} from '../../shared/validation';
+import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
+import type { Call, Found } from '../operation';
+import { answerError, readPage, recordKey } from '../records';
+import { MAX_PAGES, PAGE, SORT_ORDER } from '../description';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;
-/**
- * Pages of one search asked for at once: enough to hide the latency of a distant service in a few round trips, few
- * enough that pages arriving out of order never hold much memory.
- */
+/** Pages asked for at once: enough to hide a distant service's latency, few enough to hold little out of order */
 const PAGES_AT_ONCE = 16;
+/** Names the node always sends itself: Additional Query Parameters may not use them. */
+const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
-/** What one search returned and, when Max Pages cut a Limit short, how many more objects matched. */
-export interface SearchResult {
-	found: Found[];
-	/** Max Pages was reached before Limit: matching objects not returned (undefined when not cut) */
-	left?: number;
+function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
+	const names = new Map<Filter, string>();
+	for (const entry of ((options.filterNames as IDataObject)?.names ?? []) as IDataObject[]) {
+		const filter = FILTERS.find(({ key }) => key === entry.filter);
+		const field = '"Filter Parameter Names"';
+		if (!filter) throw fieldError(ctx, field, i, `names an unknown filter ${show(entry.filter)}`);
+		if (names.has(filter)) {
+			const problem = `renames the ${filter.label} filter twice`;
+			throw fieldError(ctx, field, i, problem, 'Keep one entry per filter.');
+		}
+		const label = `Filter Parameter Names: ${filter.label}`;
+		names.set(filter, toText(ctx, entry.parameter, label, i, true));
+	}
+	return names;
 }
 
-/** The query of every page: the plan's, with the colours and hues as this service takes them. */
-function finalQuery(ctx: IExecuteFunctions, search: SearchPlan, style: StyleEntry, i: number) {
-	const qs: IDataObject = { ...search.qs };
-	const { colors } = search;
-	const color = colors ? colorQuery(ctx, colors, i, style) : {};
-	if (color.color) qs[colors!.parameter] = color.color;
-	const text = search.q ?? (qs.q as string | undefined);
-	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
-	else if (text) qs.q = text;
-	return qs;
+/** A search, checked; q, colours, page size and page depend on the service's style and are added when it runs. */
+export function readSearchPlan(
+	ctx: IExecuteFunctions,
+	i: number,
+	options: IDataObject,
+	asTool: boolean,
+) {
+	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
+	const limit = getLimit(ctx, i);
+	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
+	const filterNames = readFilterNames(ctx, options, i);
+	const qs: IDataObject = {};
+	let colors: (Colors & { parameter: string }) | undefined;
+	// Who sends each parameter name, to refuse clashes instead of silently replacing a value.
+	const owners = new Map(PAGER_PARAMETERS.map((name) => [name, 'the pager (Limit, Page)']));
+	const claim = (name: string, owner: string, value?: string) => {
+		const taken = owners.get(name);
+		if (taken) {
+			throw fieldError(
+				ctx,
+				`"${owner}"`,
+				i,
+				`would send the parameter "${name}", which ${taken} already sends`,
+				'Use another parameter name, or clear one of the two fields.',
+			);
+		}
+		owners.set(name, owner);
+		if (value !== undefined) qs[name] = value;
+	};
+
+	if (q) claim('q', 'Search');
+	for (const filter of FILTERS) {
+		const read = filter.read(ctx, filters[filter.key], i);
+		const parameter = filterNames.get(filter) ?? filter.parameter;
+		if (read.value !== undefined) claim(parameter, filter.label, read.value);
+		if (read.colors) {
+			claim(parameter, filter.label);
+			colors = { ...read.colors, parameter };
+		}
+	}
+	if (asTool && !q && !Object.keys(qs).length && !colors) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
+			{ itemIndex: i },
+		);
+	}
+
+	const sort = toText(ctx, options.sort, 'Sort', i);
+	if (sort) claim('sort', 'Sort', sort);
+	if (options.sortOrder !== undefined) {
+		claim('sortorder', 'Sort Order', readChoice(ctx, options.sortOrder, SORT_ORDER, i));
+	}
+	const fields = toList(ctx, options.fields, 'Fields', i);
+	if (fields.length) {
+		// Pages may overlap: objectid is what recognises a record seen on an earlier page.
+		if (!fields.includes('objectid')) fields.push('objectid');
+		claim('fields', 'Fields', fields.join(','));
+	}
+	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
+	extra.forEach((entry, n) => {
+		const label = `Additional Query Parameters: Name of parameter ${n + 1}`;
+		const name = toText(ctx, entry.name, label, i, true);
+		const value = toText(ctx, entry.value, `Additional Query Parameters: Value of "${name}"`, i);
+		claim(name, `Additional Query Parameters: ${name}`, value);
+	});
+	return {
+		qs,
+		q,
+		colors,
+		limit,
+		startPage: readNumber(ctx, options, PAGE, i),
+		maxPages: readNumber(ctx, options, MAX_PAGES, i),
+	};
 }
 
 /**
- * Search: GET {Museum URL}/object, all its pages (concurrently once the first page says how many there are; every
- * page and item shares the client's gate), each record turned into its output as soon as its page's turn comes.
- * With a Limit that needs more than Max Pages the search returns what those pages hold and says how many are left.
+ * Search: GET {Museum URL}/object, all its pages. A Limit that needs more than Max Pages returns what those pages
+ * hold and counts the objects left in `cut`.
  */
 export async function searchObjects(
-	ctx: IExecuteFunctions,
-	client: TriptychClient,
-	plan: Plan,
-	style: StyleEntry,
-	map: (record: IDataObject) => Found,
-	i: number,
-): Promise<SearchResult> {
+	{ ctx, client, settings, style, map, i }: Call,
+	search: ReturnType<typeof readSearchPlan>,
+	cut: { searches: number; left: number; maxPages: number },
+): Promise<Found[]> {
 	const node = ctx.getNode();
-	const search = plan.search!;
-	const qs = finalQuery(ctx, search, style, i);
-	const sizeParameter = style.pageSize ?? 'limit';
+	const qs: IDataObject = { ...search.qs };
+	const color = search.colors ? colorQuery(ctx, search.colors, i, style) : {};
+	if (color.color) qs[search.colors!.parameter] = color.color;
+	const text = search.q || (qs.q as string | undefined);
+	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
+	else if (text) qs.q = text;
 	const size = Math.min(search.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	const cap = search.maxPages * size;
-	const cut = search.limit !== undefined && search.limit > cap;
+	const limited = search.limit !== undefined && search.limit > cap;
 	let total: number | undefined;
-	const result = await fetchAllPages({
-		limit: cut ? cap : search.limit,
+	const {
+		items: found,
+		requests,
+		duplicates,
+	} = await fetchAllPages({
+		limit: limited ? cap : search.limit,
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: search.startPage,
 		maxPages: search.maxPages,
 		concurrency: Math.min(PAGES_AT_ONCE, client.maxInFlight('museum')),
-		// The service may hand out overlapping pages (a record added or removed while paging shifts them):
-		// a record already output from an earlier page is dropped, by its objectid.
+		// Pages shift when a record is added or removed while paging: one seen before is dropped.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
+			const where = url
+				? { url }
+				: { path: '/object', qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, page } };
 			const response = await client.request(
-				url
-					? { service: 'museum', method: 'GET', url, repeatable: true }
-					: {
-							service: 'museum',
-							method: 'GET',
-							path: '/object',
-							qs: { ...qs, [sizeParameter]: pageSize, page },
-							repeatable: true,
-						},
-				plan.settings,
+				{ service: 'museum', method: 'GET', ...where, repeatable: true },
+				settings,
 				i,
 			);
 			const answer = readPage(response.data);
 			if (typeof answer === 'string') {
-				throw new NodeApiError(node, { message: 'unexpected body shape' } as JsonObject, {
-					message: `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
-					description:
-						'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
-					itemIndex: i,
-				});
+				throw answerError(
+					node,
+					'unexpected body shape',
+					`The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
+					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
+					i,
+				);
 			}
 			total ??= answer.total;
 			return answer;
 		},
 		map: (record: unknown, index: number) => {
-			if (!isPlainObject(record)) {
-				throw new NodeApiError(node, { message: 'record is not an object' } as JsonObject, {
-					message: `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
-					description:
-						'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
-					itemIndex: i,
-				});
-			}
-			return map(record);
+			if (isPlainObject(record)) return map(record);
+			throw answerError(
+				node,
+				'record is not an object',
+				`The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
+				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
+				i,
+			);
 		},
 		tooManyPages: (maxPages, kept) =>
 			new NodeOperationError(
@@ -115,13 +191,17 @@ export async function searchObjects(
 			),
 	});
 	ctx.logger.debug(
-		`Triptych: museum search of item ${i} fetched ${result.requests} page${result.requests === 1 ? '' : 's'} and ${result.items.length} records${result.duplicates ? `, dropped ${result.duplicates} repeated on later pages` : ''}`,
-		{ itemIndex: i, pages: result.requests, duplicates: result.duplicates },
+		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${found.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
+		{ itemIndex: i, pages: requests, duplicates },
 	);
-	const found = result.items;
-	if (!cut || found.length < cap) return { found };
+	if (!limited || found.length < cap) return found;
 	const skipped = (search.startPage - 1) * size;
 	const matching = total === undefined ? search.limit! : Math.min(search.limit!, total - skipped);
 	const left = matching - found.length;
-	return left > 0 ? { found, left } : { found };
+	if (left > 0) {
+		cut.searches++;
+		cut.left += left;
+		cut.maxPages ||= search.maxPages;
+	}
+	return found;
 }
