@@ -331,12 +331,10 @@ describe('Return All over more than 10,000 records', () => {
 		expect(expected.length).toBeGreaterThan(10_000);
 		const server = await startMuseumServer({ records });
 		try {
-			const started = Date.now();
 			const result = await runSearch(
 				real ? { returnAll: true, filters: { classification: 'Prints' } } : { returnAll: true },
 				{ museumUrl: server.url },
 			);
-			const elapsed = Date.now() - started;
 			expect(result.workflowError).toBeUndefined();
 			const out = jsonOf(result);
 			expect(out).toHaveLength(expected.length);
@@ -350,7 +348,6 @@ describe('Return All over more than 10,000 records', () => {
 				Array.from({ length: pages }, (_, n) => n + 1),
 			);
 			expect(pairedTo(result.output(NODE), 0)).toHaveLength(expected.length);
-			expect(elapsed).toBeLessThan(30_000);
 		} finally {
 			await server.close();
 		}
