@@ -8,19 +8,19 @@ import type { Verdict } from './types';
 const PROBE_WITHIN_MS = 5000;
 
 /**
- * The quota a service announces in its headers, counted forward: requests sent after the answer that told it count
- * against it. While none is left, a request waits for the reset; a token bucket, once known, gives requests back at
- * the rate its answers show, counted from below so that no wait is shorter than the service's.
+ * The quota a service announces, counted forward (requests sent after the answer that told it count against it):
+ * while none is left, a request waits for the reset, or for a token bucket's refill, counted from below.
  */
 export class Quotas {
-	private now?: Omit<Quota, 'resetAt'> & {
+	/** The quota the last answer told, counted forward; `resetAt` undefined: a new window not told yet */
+	private told?: Omit<Quota, 'resetAt'> & {
 		left: number;
 		resetAt?: number;
 		seq: number;
 		at: number;
 	};
 	private kind: 'unknown' | 'probing' | 'window' | 'bucket' = 'unknown';
-	/** Requests per ms a token bucket gives back, and the answer that rate is counted from */
+	/** Requests per ms a token bucket gives back (0: not known), counted from the answer `base` */
 	private refill = 0;
 	private base?: { at: number; remaining: number; seq: number };
 	private probe = 0;
@@ -39,8 +39,8 @@ export class Quotas {
 		if (verdict === 'rateLimited') [this.refill, this.base] = [0, undefined];
 		if (seq === this.probe && this.kind === 'probing')
 			this.kind = verdict === 'rateLimited' ? 'window' : verdict === 'ok' ? 'bucket' : 'unknown';
-		if (this.now && seq < this.now.seq) return;
-		this.now = quota && { ...quota, left: quota.remaining - (sent - seq), seq, at: now };
+		if (this.told && seq < this.told.seq) return;
+		this.told = quota && { ...quota, left: quota.remaining - (sent - seq), seq, at: now };
 		if (!quota?.limit || this.kind !== 'bucket') return;
 		// each answer bounds the refill from below: since the base, one less than the requests it gave back
 		this.base ??= { at: now, remaining: quota.remaining, seq };
@@ -53,7 +53,7 @@ export class Quotas {
 
 	/** A request goes as request `seq`. */
 	take(seq: number): void {
-		if (this.now) this.now.left--;
+		if (this.told) this.told.left--;
 		if (this.kind === 'probing' && !this.probe) this.probe = seq;
 	}
 
@@ -62,7 +62,7 @@ export class Quotas {
 	 * nothing on its way, one request goes to learn a new window, so no wait is for an answer that cannot come.
 	 */
 	delay(now: number, onWire: number): number {
-		const quota = this.now;
+		const quota = this.told;
 		if (!quota) return 0;
 		if (this.refill > 0 && quota.limit) {
 			quota.left = Math.min(quota.limit, quota.left + this.refill * (now - quota.at));
