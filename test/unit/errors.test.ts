@@ -122,4 +122,19 @@ describe('redactKey', () => {
 	test('a key shorter than 4 characters is left (it would mangle the text)', () => {
 		expect(redactKey('a b c', 'a')).toBe('a b c');
 	});
+
+	test('keys taken in turn (two credentials in one process): each is removed, none is mistaken for the other', () => {
+		const other = 'another-key-0123456789';
+		for (let i = 0; i < 3; i++) {
+			expect(redactKey(`a ${KEY} b`, KEY)).toBe('a *** b');
+			expect(redactKey(`a ${other.slice(3, 15)} b`, other)).toBe('a *** b');
+			expect(redactKey(`a ${KEY} b`, other)).toBe(`a ${KEY} b`);
+		}
+	});
+
+	test('a key with characters outside the Basic Multilingual Plane: every piece of it is found', () => {
+		const key = `${'🔑'.repeat(10)}-tail`;
+		expect(redactKey(`x ${key.slice(-9)} y`, key)).toBe('x *** y');
+		expect(redactKey(`x ${key.slice(2, 12)} y`, key)).toBe('x *** y');
+	});
 });

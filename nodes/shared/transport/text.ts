@@ -17,15 +17,9 @@ export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, le
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
-	if (apiKey.length >= 4) {
-		// as it is, URL-encoded, form-encoded, HTML-escaped (a page quoting it)
-		const forms = new Set([
-			apiKey,
-			encodeURIComponent(apiKey),
-			new URLSearchParams({ k: apiKey }).toString().slice(2),
-			apiKey.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
-		]);
-		for (const form of forms) {
+	const key = apiKey.length >= 4 ? formsOf(apiKey) : undefined;
+	if (key && mayHold(text, key)) {
+		for (const form of key.forms) {
 			out = out.split(form).join('***');
 			for (let at = 0; at + KEY_PIECE <= form.length; at++) {
 				const piece = form.slice(at, at + KEY_PIECE);
@@ -33,9 +27,33 @@ export function redactKey(text: string, apiKey: string): string {
 			}
 		}
 	}
-	return out
-		.replace(/(Bearer\s+)[^\s"',;}]{1,4096}/gi, '$1***')
-		.replace(new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]{1,4096}`, 'gi'), '$1***');
+	return out.replace(BEARER, '$1***').replace(KEY_IN_QUERY, '$1***');
+}
+
+const BEARER = /(Bearer\s+)[^\s"',;}]{1,4096}/gi;
+const KEY_IN_QUERY = new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]{1,4096}`, 'gi');
+
+/** The key's forms (as it is, URL-encoded, form-encoded, HTML-escaped) and their pieces, for the last key asked */
+let known: { key: string; forms: string[]; pieces: Set<string> } | undefined;
+function formsOf(key: string) {
+	if (known?.key === key) return known;
+	const escaped = key.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+	const form = new URLSearchParams({ k: key }).toString().slice(2);
+	const forms = [...new Set([key, encodeURIComponent(key), form, escaped])];
+	// by code unit, as the text is searched (a character outside the BMP is two)
+	const pieces = forms.flatMap((f) =>
+		Array.from({ length: f.length }, (_, at) => f.slice(at, at + KEY_PIECE)),
+	);
+	known = { key, forms, pieces: new Set(pieces.filter((p) => p.length === KEY_PIECE)) };
+	return known;
+}
+
+/** Whether `text` holds a form of the key or a piece of one: one pass, not one per piece. */
+function mayHold(text: string, { forms, pieces }: NonNullable<typeof known>): boolean {
+	if (forms.some((f) => f.length < KEY_PIECE && text.includes(f))) return true;
+	for (let at = 0; at + KEY_PIECE <= text.length; at++)
+		if (pieces.has(text.slice(at, at + KEY_PIECE))) return true;
+	return false;
 }
 
 /** Replaces every run of text around `piece` that is a piece of `form` with "***". */
