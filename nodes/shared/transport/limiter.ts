@@ -111,8 +111,7 @@ export class Limiter {
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
-		this.onWire++;
-		const ticket = { sentAt: Date.now(), level: this.inFlight, seq: ++this.sent };
+		const ticket = { sentAt: Date.now(), level: ++this.onWire, seq: ++this.sent };
 		this.quota.take(ticket.seq);
 		return { ok: true, ticket, announcedMs: announced };
 	}
@@ -205,7 +204,12 @@ export class Limiter {
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
 	private cut(ticket: Ticket, now: number): void {
-		if (ticket.sentAt <= this.hold.cutAt) return;
+		// refusals of one wave come back in any order: the lowest level refused sets the allowance
+		if (ticket.sentAt <= this.hold.cutAt) {
+			if (ticket.level < this.hold.level)
+				[this.allowance, this.hold.level] = [Math.max(1, ticket.level - 1), ticket.level];
+			return;
+		}
 		// refused below the level the last refusal allowed: the service counts fewer of ours in flight than we do
 		const again = this.hold.cutAt > 0 && ticket.level < this.hold.level;
 		this.allowance = Math.max(1, again ? Math.floor(ticket.level / 2) : ticket.level - 1);
