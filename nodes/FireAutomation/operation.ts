@@ -17,16 +17,16 @@ const NO_RETRY_ADVICE =
 const EVENT_FOR_MODEL =
 	'Nothing was fired: the event name is missing. Call this tool again with "event" set to the name of the event to fire, e.g. door_opened (letters, digits, "_", "-" and "." only).';
 
+const IGNORED_OPTION =
+	'Applet Trigger was ignored: it applies only to IFTTT Webhooks (Trigger API in the credential), and this trigger service has one route.';
+
 const WEB = 'Receive a Web Request';
 const JSON_ROUTE = 'Receive a Web Request with a JSON Payload';
 
 /** The operation, and the execution hints of its run, to add once it is done. */
 export type FireOperation = ItemOperation<TriggerRequest> & { hints(): string[] };
 
-/**
- * POST {Trigger URL}/trigger/{Event} per item. A call without an Idempotency Key is repeatable only where it surely
- * did not arrive (the transport's rule). Within a batching window the client's gate paces the calls.
- */
+/** POST {Trigger URL}/trigger/{Event} per item; within a batching window the client's gate paces the calls. */
 export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
@@ -107,11 +107,7 @@ export function fireAutomationOperation(
 		},
 
 		hints() {
-			const hints: string[] = [];
-			if (ignoredOption)
-				hints.push(
-					'Applet Trigger was ignored: it applies only to IFTTT Webhooks (Trigger API in the credential), and this trigger service has one route.',
-				);
+			const hints = ignoredOption ? [IGNORED_OPTION] : [];
 			const { web, json } = taken;
 			if (!web && !json) return hints;
 			const kept = listed(webFields);
@@ -187,18 +183,13 @@ function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 }
 
 /** What stops one item's call once the style is known (still before any call). */
-function callProblem(
-	ctx: IExecuteFunctions,
-	request: TriggerRequest,
-	routes: TriggerRoutes,
-	i: number,
-): Error | undefined {
-	if (routes.eventRequired && !request.event) {
+function callProblem(ctx: IExecuteFunctions, r: TriggerRequest, routes: TriggerRoutes, i: number) {
+	if (routes.eventRequired && !r.event) {
 		const fix = 'Give the name of the event whose applets to fire, e.g. door_opened.';
 		return fieldError(ctx, '"Event"', i, 'is empty, but IFTTT Webhooks needs an event name', fix);
 	}
-	const { ignored } = wireRequest(request, routes);
-	if (request.applet !== 'webRequest' || !routes.jsonPayload || !ignored.length) return undefined;
+	const { ignored } = wireRequest(r, routes);
+	if (r.applet !== 'webRequest' || !routes.jsonPayload || !ignored.length) return undefined;
 	const kept = listed(routes.webRequestFields ?? []);
 	const problem = `is ${WEB}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`;
 	const fix = `Send only ${kept}; or, if the applet's trigger is "${JSON_ROUTE}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`;

@@ -112,21 +112,15 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
 	const rows = ctx.getNodeParameter('fields.values', i, []) as IDataObject[];
 	const body: IDataObject = {};
+	const refuse = (problem: string, fix: string) => fieldError(ctx, '"Fields"', i, problem, fix);
 	rows.forEach((row, n) => {
 		const name = String(row.name ?? '').trim();
-		if (!name || Object.prototype.hasOwnProperty.call(body, name)) {
-			throw fieldError(
-				ctx,
-				'"Fields"',
-				i,
-				name ? `has the name "${name}" twice` : `has a field without a name (field ${n + 1})`,
-				name ? 'Each name may appear once.' : 'Give every field a name, e.g. value1, or remove it.',
-			);
-		}
+		if (!name) throw refuse(`has a field without a name (field ${n + 1})`, 'Name it or remove it.');
+		if (Object.prototype.hasOwnProperty.call(body, name))
+			throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
 		// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
-		const value = row.value ?? '';
 		Object.defineProperty(body, name, {
-			value,
+			value: row.value ?? '',
 			enumerable: true,
 			writable: true,
 			configurable: true,
