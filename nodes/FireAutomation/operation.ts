@@ -100,7 +100,7 @@ export function fireAutomationOperation(
 				answered = true;
 				return [{ json: toOutput(response) }];
 			} finally {
-				// the node stops: nothing more is sent, and the batch windows open (the client's cancel opens them)
+				// the node stops: the halted client sends nothing more, and its cancel opens the batch windows
 				if (!answered && stopOnFailure) client.halt();
 				windows.leave(i);
 			}
