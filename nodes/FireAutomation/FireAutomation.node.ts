@@ -58,12 +58,9 @@ export class FireAutomation implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		let operation: FireOperation | undefined;
-		const output = await runNode(
-			this,
-			(client) => (operation = fireAutomationOperation(this, client)),
-		);
-		for (const hint of operation?.hints() ?? []) addHint(this, hint);
+		let fire: FireOperation | undefined;
+		const output = await runNode(this, (client) => (fire = fireAutomationOperation(this, client)));
+		for (const hint of fire?.hints() ?? []) addHint(this, hint);
 		return output;
 	}
 }

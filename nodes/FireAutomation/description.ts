@@ -4,27 +4,21 @@ import type { ChoiceOption, NumberOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
 import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
 
-export type AppletTrigger = 'auto' | 'webRequest' | 'jsonPayload';
+/** Choice options from [name, value, description] rows. */
+const rows = <V extends string>(...list: Array<[string, V, string]>) =>
+	list.map(([name, value, description]) => ({ name, value, description }));
 
 export const PAYLOAD: ChoiceOption<'none' | 'item' | 'fields' | 'json'> = {
 	displayName: 'Payload',
 	name: 'payload',
 	default: 'none',
 	description: 'What to send as the JSON body of the request',
-	options: [
-		{
-			name: 'Fields',
-			value: 'fields',
-			description: 'Name/value pairs, e.g. value1, value2 and value3',
-		},
-		{ name: 'Input Item JSON', value: 'item', description: 'The whole incoming item, as it is' },
-		{
-			name: 'JSON',
-			value: 'json',
-			description: 'A JSON object written by hand, expressions allowed',
-		},
-		{ name: 'None', value: 'none', description: 'An empty JSON object, {}' },
-	],
+	options: rows(
+		['Fields', 'fields', 'Name/value pairs, e.g. value1, value2 and value3'],
+		['Input Item JSON', 'item', 'The whole incoming item, as it is'],
+		['JSON', 'json', 'A JSON object written by hand, expressions allowed'],
+		['None', 'none', 'An empty JSON object, {}'],
+	),
 };
 
 export const QUERY_IN: ChoiceOption<'query' | 'body'> = {
@@ -32,19 +26,14 @@ export const QUERY_IN: ChoiceOption<'query' | 'body'> = {
 	name: 'queryIn',
 	default: 'query',
 	description: 'Where "q" and "limit" go in the request',
-	options: [
-		{
-			name: 'Query Parameters',
-			value: 'query',
-			description: 'In the address: /trigger/{Event}?q=…&limit=…',
-		},
-		{
-			name: 'JSON Body Fields',
-			value: 'body',
-			description:
-				'As "q" and "limit" fields of the JSON body, replacing payload fields of the same name',
-		},
-	],
+	options: rows(
+		['Query Parameters', 'query', 'In the address: /trigger/{Event}?q=…&limit=…'],
+		[
+			'JSON Body Fields',
+			'body',
+			'As "q" and "limit" fields of the JSON body, replacing payload fields of the same name',
+		],
+	),
 };
 
 export const KEY_MODE: ChoiceOption<'none' | 'auto' | 'custom'> = {
@@ -53,48 +42,40 @@ export const KEY_MODE: ChoiceOption<'none' | 'auto' | 'custom'> = {
 	default: 'none',
 	description:
 		'Sent as the Idempotency-Key header: a key unique per call lets the service ignore repeats, so the node may retry after a timeout, a dropped connection or a 502/503/504. Without a key those failures are not retried.',
-	options: [
-		{
-			name: 'Automatic',
-			value: 'auto',
-			description:
-				'Made from the execution, the node, its run and the item: unique per call and per item (also for each call of an AI agent), the same when n8n retries the node',
-		},
-		{ name: 'Custom', value: 'custom', description: 'A value you give, e.g. from the input data' },
-		{
-			name: 'None',
-			value: 'none',
-			description: 'No key: calls that may have arrived are not retried',
-		},
-	],
+	options: rows(
+		[
+			'Automatic',
+			'auto',
+			'Made from the execution, the node, its run and the item: unique per call and per item (also for each call of an AI agent), the same when n8n retries the node',
+		],
+		['Custom', 'custom', 'A value you give, e.g. from the input data'],
+		['None', 'none', 'No key: calls that may have arrived are not retried'],
+	),
 };
 
-export const APPLET_TRIGGER: ChoiceOption<AppletTrigger> = {
+export const APPLET_TRIGGER: ChoiceOption<'auto' | 'webRequest' | 'jsonPayload'> = {
 	displayName: 'Applet Trigger',
 	name: 'appletTrigger',
 	default: 'auto',
 	description:
 		'The trigger of the IFTTT applet to fire, which decides the address called. Only for IFTTT Webhooks (Trigger API in the credential); a Generic trigger service has one address and ignores it.',
-	options: [
-		{
-			name: 'Automatic',
-			value: 'auto',
-			description:
-				'Receive a Web Request when the payload has no fields but value1, value2 and value3, else Receive a Web Request with a JSON Payload; the run says which it took',
-		},
-		{
-			name: 'Receive a Web Request',
-			value: 'webRequest',
-			description:
-				"IFTTT's classic route, /trigger/{Event}/with/key/…: the applet gets value1, value2 and value3 only; a payload with other fields is refused before any call",
-		},
-		{
-			name: 'Receive a Web Request with a JSON Payload',
-			value: 'jsonPayload',
-			description:
-				"IFTTT's route for JSON payloads: the applet gets the whole payload as JsonPayload, whatever its fields",
-		},
-	],
+	options: rows(
+		[
+			'Automatic',
+			'auto',
+			'Receive a Web Request when the payload has no fields but value1, value2 and value3, else Receive a Web Request with a JSON Payload; the run says which it took',
+		],
+		[
+			'Receive a Web Request',
+			'webRequest',
+			"IFTTT's classic route, /trigger/{Event}/with/key/…: the applet gets value1, value2 and value3 only; a payload with other fields is refused before any call",
+		],
+		[
+			'Receive a Web Request with a JSON Payload',
+			'jsonPayload',
+			"IFTTT's route for JSON payloads: the applet gets the whole payload as JsonPayload, whatever its fields",
+		],
+	),
 };
 
 export const BATCH_SIZE: NumberOption = {

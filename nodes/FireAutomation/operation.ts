@@ -17,20 +17,16 @@ const NO_RETRY_ADVICE =
 const EVENT_FOR_MODEL =
 	'Nothing was fired: the event name is missing. Call this tool again with "event" set to the name of the event to fire, e.g. door_opened (letters, digits, "_", "-" and "." only).';
 
-type Route = 'webRequest' | 'jsonPayload';
+const IGNORED_OPTION =
+	'Applet Trigger was ignored: it applies only to IFTTT Webhooks (Trigger API in the credential), and this trigger service has one route.';
 
-const APPLET_NAMES: Record<Route, string> = {
-	webRequest: 'Receive a Web Request',
-	jsonPayload: 'Receive a Web Request with a JSON Payload',
-};
+const WEB = 'Receive a Web Request';
+const JSON_ROUTE = 'Receive a Web Request with a JSON Payload';
 
 /** The operation, and the execution hints of its run, to add once it is done. */
 export type FireOperation = ItemOperation<TriggerRequest> & { hints(): string[] };
 
-/**
- * POST {Trigger URL}/trigger/{Event} per item. A call without an Idempotency Key is repeatable only where it surely
- * did not arrive (the transport's rule). Within a batching window the client's gate paces the calls.
- */
+/** POST {Trigger URL}/trigger/{Event} per item; within a batching window the client's gate paces the calls. */
 export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
@@ -43,7 +39,7 @@ export function fireAutomationOperation(
 	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
 		!r.event && asTool && (routes.eventRequired || r.eventFromModel);
 	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
-	const taken: Record<Route, number> = { webRequest: 0, jsonPayload: 0 };
+	const taken = { web: 0, json: 0 };
 	const ignoredFields = new Set<string>();
 	let webFields: string[] = [];
 	let ignoredOption = false;
@@ -75,26 +71,25 @@ export function fireAutomationOperation(
 				if (answered) return [{ json: { error: EVENT_FOR_MODEL } }];
 				const problem = stopOnFailure ? problems.find(Boolean) : problems[i];
 				if (problem) throw problem;
-				const wire = wireRequest(request, routes);
+				const { json, ignored, ...call } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
 					webFields = routes.webRequestFields ?? [];
-					taken[wire.route]++;
-					for (const field of wire.ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
+					taken[json ? 'json' : 'web']++;
+					for (const field of ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
 				}
 				await windows.enter(i);
+				const key = request.idempotencyKey;
 				const response = await client.request(
 					{
 						service: 'trigger',
 						method: 'POST',
-						path: wire.path,
-						...(wire.qs ? { qs: wire.qs } : {}),
-						body: wire.body,
+						...call,
 						headers: {
 							'Content-Type': 'application/json',
-							...(request.idempotencyKey ? { 'Idempotency-Key': request.idempotencyKey } : {}),
+							...(key ? { 'Idempotency-Key': key } : {}),
 						},
-						repeatable: request.idempotencyKey !== undefined,
+						repeatable: key !== undefined,
 						noRetryAdvice: NO_RETRY_ADVICE,
 						// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
 						acceptText: true,
@@ -105,35 +100,26 @@ export function fireAutomationOperation(
 				answered = true;
 				return [{ json: toOutput(response) }];
 			} finally {
-				// every item leaves its window, answered or not
-				if (!answered && stopOnFailure) {
-					// the node stops: nothing more is sent, and no item waits out a Batch Interval for nothing
-					client.halt();
-					windows.end();
-				}
+				// the node stops: the halted client sends nothing more, and its cancel opens the batch windows
+				if (!answered && stopOnFailure) client.halt();
 				windows.leave(i);
 			}
 		},
 
 		hints() {
-			const hints: string[] = [];
-			if (ignoredOption)
-				hints.push(
-					'Applet Trigger was ignored: it applies only to IFTTT Webhooks (Trigger API in the credential), and this trigger service has one route.',
-				);
-			const { webRequest, jsonPayload } = taken;
-			if (webRequest || jsonPayload) {
-				const kept = listed(webFields);
-				const other = `fields other than ${kept} (${[...ignoredFields].join(', ')})`;
-				const chose = !jsonPayload
-					? `"${APPLET_NAMES.webRequest}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`
-					: !webRequest
-						? `"${APPLET_NAMES.jsonPayload}" (/trigger/{Event}/json/with/key/…): the payload has ${other}`
-						: `"${APPLET_NAMES.webRequest}" for ${webRequest} item(s), and "${APPLET_NAMES.jsonPayload}" for ${jsonPayload} item(s) whose payload has ${other}`;
-				hints.push(
-					`Applet Trigger (Automatic) chose ${chose}. An applet whose trigger is "${APPLET_NAMES.jsonPayload}" gets an empty JsonPayload on the other route. Set Options > Applet Trigger to your applet's trigger to always use its route.`,
-				);
-			}
+			const hints = ignoredOption ? [IGNORED_OPTION] : [];
+			const { web, json } = taken;
+			if (!web && !json) return hints;
+			const kept = listed(webFields);
+			const other = `fields other than ${kept} (${[...ignoredFields].join(', ')})`;
+			const chose = !json
+				? `"${WEB}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`
+				: !web
+					? `"${JSON_ROUTE}" (/trigger/{Event}/json/with/key/…): the payload has ${other}`
+					: `"${WEB}" for ${web} item(s), and "${JSON_ROUTE}" for ${json} item(s) whose payload has ${other}`;
+			hints.push(
+				`Applet Trigger (Automatic) chose ${chose}. An applet whose trigger is "${JSON_ROUTE}" gets an empty JsonPayload on the other route. Set Options > Applet Trigger to your applet's trigger to always use its route.`,
+			);
 			return hints;
 		},
 	};
@@ -142,39 +128,31 @@ export function fireAutomationOperation(
 /**
  * Batching windows, as n8n's HTTP Request node has them, from the first item's options: window w+1 starts `interval`
  * ms after every item of window w has finished (so there are never more than `size` requests per interval). Items
- * enter in index order, so no window waits on an unstarted one. At Stop or `end()` (a failed item stops the node)
- * every window opens at once: the items still waiting go on, to be refused by the client, which stops sending too.
+ * enter in index order, so no window waits on an unstarted one. Once the client is cancelled (Stop, or a failed item
+ * stops the node) every window opens at once: the items still waiting go on, to be refused by the client.
  */
 function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	const options = getOptions(ctx, 0);
 	const size = readNumber(ctx, options, BATCH_SIZE, 0);
-	const interval =
-		options.batchSize === undefined && options.batchInterval === undefined
-			? 0
-			: readNumber(ctx, options, BATCH_INTERVAL, 0);
-	const count = ctx.getInputData().length;
-	const ended = new AbortController();
-	const end = () => ended.abort();
-	const over = new Promise<void>((resolve) =>
-		ended.signal.addEventListener('abort', () => resolve(), { once: true }),
-	);
+	const batching = options.batchSize !== undefined || options.batchInterval !== undefined;
+	const interval = batching ? readNumber(ctx, options, BATCH_INTERVAL, 0) : 0;
+	const count = interval > 0 ? ctx.getInputData().length : 0;
 	const left: number[] = [];
 	const finished: Array<() => void> = [];
 	// gates[w]: window w + 1 may start
 	const gates: Array<Promise<void>> = [];
-	if (interval > 0) client.cancel.subscribe(end);
-	for (let w = 0; interval > 0 && w * size < count; w++) {
+	for (let w = 0; w * size < count; w++) {
 		left.push(Math.min(size, count - w * size));
 		const done = new Promise<void>((resolve) => finished.push(resolve));
-		gates.push(Promise.race([done.then(async () => await wait(interval, ended.signal)), over]));
+		gates.push(done.then(async () => await wait(interval, client.cancel)));
 	}
+	if (count) client.cancel.subscribe(() => finished.forEach((open) => open()));
 	const window = (i: number) => Math.floor(i / size);
 	return {
 		enter: async (i: number) => await gates[window(i) - 1],
 		leave(i: number) {
-			if (interval > 0 && --left[window(i)] === 0) finished[window(i)]();
+			if (count && --left[window(i)] === 0) finished[window(i)]();
 		},
-		end,
 	};
 }
 
@@ -195,42 +173,27 @@ function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 	const event = encodeURIComponent(request.event);
 	return {
 		path: (json ? routes.jsonPayload! : routes.webRequest).replace('{event}', () => event),
-		...(hasParams && !inBody ? { qs: request.params } : {}),
+		qs: hasParams && !inBody ? request.params : undefined,
 		// JSON text, not an object: n8n copies an object body without the fields __proto__, constructor and
 		// prototype (and drops an empty one), which the payload may well have
 		body: JSON.stringify(body),
-		route: (json ? 'jsonPayload' : 'webRequest') as Route,
+		json,
 		ignored,
 	};
 }
 
 /** What stops one item's call once the style is known (still before any call). */
-function callProblem(
-	ctx: IExecuteFunctions,
-	request: TriggerRequest,
-	routes: TriggerRoutes,
-	i: number,
-): Error | undefined {
-	if (routes.eventRequired && !request.event) {
-		return fieldError(
-			ctx,
-			'"Event"',
-			i,
-			'is empty, but IFTTT Webhooks needs an event name',
-			'IFTTT fires the applets of an event: give its name, e.g. door_opened (Trigger API is IFTTT Webhooks in the credential).',
-		);
+function callProblem(ctx: IExecuteFunctions, r: TriggerRequest, routes: TriggerRoutes, i: number) {
+	if (routes.eventRequired && !r.event) {
+		const fix = 'Give the name of the event whose applets to fire, e.g. door_opened.';
+		return fieldError(ctx, '"Event"', i, 'is empty, but IFTTT Webhooks needs an event name', fix);
 	}
-	if (request.applet !== 'webRequest' || routes.jsonPayload === undefined) return undefined;
-	const { ignored } = wireRequest(request, routes);
-	if (!ignored.length) return undefined;
+	const { ignored } = wireRequest(r, routes);
+	if (r.applet !== 'webRequest' || !routes.jsonPayload || !ignored.length) return undefined;
 	const kept = listed(routes.webRequestFields ?? []);
-	return fieldError(
-		ctx,
-		'"Applet Trigger"',
-		i,
-		`is ${APPLET_NAMES.webRequest}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`,
-		`Send only ${kept}; or, if the applet's trigger is "${APPLET_NAMES.jsonPayload}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`,
-	);
+	const problem = `is ${WEB}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`;
+	const fix = `Send only ${kept}; or, if the applet's trigger is "${JSON_ROUTE}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`;
+	return fieldError(ctx, '"Applet Trigger"', i, problem, fix);
 }
 
 /** "a", "a and b", "a, b and c" */
@@ -244,9 +207,7 @@ function listed(names: string[]): string {
 function toOutput({ data, message, statusCode, text, cut }: ApiResponse): IDataObject {
 	if (text !== undefined)
 		return { accepted: true, statusCode, text, ...(cut ? { truncated: true } : {}) };
-	const json: IDataObject = isPlainObject(data)
-		? { ...data }
-		: { data: (data ?? null) as IDataObject[string] };
+	const json = (isPlainObject(data) ? { ...data } : { data: data ?? null }) as IDataObject;
 	if (message !== undefined && !('message' in json)) json.message = message;
 	return json;
 }

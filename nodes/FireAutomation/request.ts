@@ -21,36 +21,28 @@ export function buildRequest(ctx: IExecuteFunctions, i: number) {
 	const asTool = ctx.getNodeParameter(TOOL_EVENT, i, null, { rawExpressions: true });
 	const raw = ctx.getNodeParameter(asTool === null ? 'event' : TOOL_EVENT, i, '');
 	const event = toText(ctx, raw, 'Event', i);
-	if (/^\.+$/.test(event)) {
-		throw fieldError(
-			ctx,
-			'"Event"',
-			i,
+	const refuse = (problem: string, fix: string) => fieldError(ctx, '"Event"', i, problem, fix);
+	if (/^\.+$/.test(event))
+		throw refuse(
 			`may not be made only of dots ("${event}")`,
-			'In an address "." and ".." stand for this folder and the one above it: the call would go to another address than {Trigger URL}/trigger/{Event}. Use a name such as door_opened.',
+			'"." and ".." would send the call to another address than {Trigger URL}/trigger/{Event}. Use e.g. door_opened.',
 		);
-	}
 	// what the best-known service of this kind accepts
-	if (event && !/^[A-Za-z0-9_.-]+$/.test(event)) {
-		throw fieldError(
-			ctx,
-			'"Event"',
-			i,
+	if (event && !/^[A-Za-z0-9_.-]+$/.test(event))
+		throw refuse(
 			`may only contain letters, digits, "_", "-" and ".", not "${event}"`,
-			'The event name is the last part of the address (POST {Trigger URL}/trigger/{Event}). Use e.g. door_opened, or leave it empty.',
+			'The event name is the last part of the address. Use e.g. door_opened, or leave it empty.',
 		);
-	}
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
 	const params: IDataObject = {};
 	if (q) params.q = q;
 	if ((options.limit ?? '') !== '') params.limit = readNumber(ctx, options, LIMIT, i);
-	const idempotencyKey = getIdempotencyKey(ctx, options, i);
 	return {
 		event,
 		payload: getPayload(ctx, i),
 		params,
 		paramsInBody: readChoice(ctx, options.queryIn, QUERY_IN, i) === 'body',
-		idempotencyKey,
+		idempotencyKey: getIdempotencyKey(ctx, options, i),
 		applet: readChoice(ctx, options.appletTrigger, APPLET_TRIGGER, i),
 		// as a tool: whether the model was asked for the Event (it may send none)
 		eventFromModel: typeof asTool === 'string' && /\$fromAI\(/i.test(asTool),
@@ -64,18 +56,11 @@ const executionKeys = new WeakMap<object, string>();
  * Automatic: execution, node, run and item, so every call (each call of an AI agent is a run of its own) and every
  * item gets its own key, and n8n's Retry On Fail, which repeats the same run, sends the same key again.
  */
-function getIdempotencyKey(
-	ctx: IExecuteFunctions,
-	options: IDataObject,
-	i: number,
-): string | undefined {
+function getIdempotencyKey(ctx: IExecuteFunctions, options: IDataObject, i: number) {
 	const custom = toText(ctx, options.idempotencyKey, 'Idempotency Key', i);
-	const mode =
-		options.idempotency === undefined
-			? custom
-				? 'custom'
-				: 'none'
-			: readChoice(ctx, options.idempotency, KEY_MODE, i);
+	const given =
+		options.idempotency === undefined ? (custom ? 'custom' : 'none') : options.idempotency;
+	const mode = readChoice(ctx, given, KEY_MODE, i);
 	if (mode === 'none') return undefined;
 	if (mode === 'auto') {
 		// some test runs have no execution id: a random one for this node run
@@ -84,24 +69,18 @@ function getIdempotencyKey(
 		const run = Number(ctx.evaluateExpression('={{ $runIndex }}', i)) || 0;
 		return `n8n-${execution}-${ctx.getNode().id ?? 'node'}-${run}-${i}`;
 	}
-	if (!custom) {
-		throw fieldError(
-			ctx,
-			'"Idempotency Key"',
-			i,
+	const refuse = (problem: string, fix: string) =>
+		fieldError(ctx, '"Idempotency Key"', i, problem, fix);
+	if (!custom)
+		throw refuse(
 			'is empty while Idempotency Key Mode is Custom',
 			`Give a value unique per call and per item, e.g. ${KEY_EXAMPLE}, or choose Automatic.`,
 		);
-	}
-	if (!HEADER_VALUE.test(custom) || custom.length > MAX_IDEMPOTENCY_KEY) {
-		throw fieldError(
-			ctx,
-			'"Idempotency Key"',
-			i,
+	if (!HEADER_VALUE.test(custom) || custom.length > MAX_IDEMPOTENCY_KEY)
+		throw refuse(
 			`must be at most ${MAX_IDEMPOTENCY_KEY} characters of plain ASCII text (it is sent as a header)`,
 			`Build it from ids and numbers, e.g. ${KEY_EXAMPLE}.`,
 		);
-	}
 	return custom;
 }
 
@@ -112,48 +91,33 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 	if (mode === 'fields') return getFields(ctx, i);
 	const raw = ctx.getNodeParameter('jsonBody', i, '{}');
 	if (typeof raw === 'string' && !raw.trim()) return {};
+	const refuse = (problem: string, fix: string) => fieldError(ctx, '"JSON"', i, problem, fix);
 	let value: unknown = raw;
 	try {
 		if (typeof raw === 'string') value = JSON.parse(raw);
 	} catch (error) {
-		throw fieldError(
-			ctx,
-			'"JSON"',
-			i,
+		throw refuse(
 			`is not valid JSON: ${(error as Error).message}`,
 			'Check quotes and commas; an expression inside a string needs quotes around it, e.g. {"value1": "{{ $json.name }}"}.',
 		);
 	}
 	if (isPlainObject(value)) return value;
 	const kind = value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
-	throw fieldError(
-		ctx,
-		'"JSON"',
-		i,
+	throw refuse(
 		`must be a JSON object ({...}), not ${kind}`,
 		'Wrap other values in an object, e.g. {"items": [...]} or {"value1": 42}.',
 	);
 }
 
 function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
-	const rows = ctx.getNodeParameter('fields.values', i, []) as Array<{
-		name?: unknown;
-		value?: unknown;
-	}>;
+	const rows = ctx.getNodeParameter('fields.values', i, []) as IDataObject[];
 	const body: IDataObject = {};
+	const refuse = (problem: string, fix: string) => fieldError(ctx, '"Fields"', i, problem, fix);
 	rows.forEach((row, n) => {
 		const name = String(row.name ?? '').trim();
-		if (!name || Object.prototype.hasOwnProperty.call(body, name)) {
-			throw fieldError(
-				ctx,
-				'"Fields"',
-				i,
-				name ? `has the name "${name}" twice` : `has a field without a name (field ${n + 1})`,
-				name
-					? 'Each name may appear once in the JSON body.'
-					: 'Give every field a name, e.g. value1, or remove it.',
-			);
-		}
+		if (!name) throw refuse(`has a field without a name (field ${n + 1})`, 'Name it or remove it.');
+		if (Object.prototype.hasOwnProperty.call(body, name))
+			throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
 		// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
 		Object.defineProperty(body, name, {
 			value: row.value ?? '',

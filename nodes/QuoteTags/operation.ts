@@ -8,10 +8,7 @@ import type { TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
 
-/**
- * The fields the quotes services give for each sort: Quotable's, then its rewrite's (quotable-nestjs). QuoteSlate
- * answers bare names and They Said So names with descriptions: neither has counts or dates.
- */
+/** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */
 const SORT_FIELDS: Record<SortField, string[]> = {
 	name: ['name'],
 	quoteCount: ['quoteCount', 'quotesCount'],
@@ -29,16 +26,15 @@ const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 export type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
 
 /**
- * Quote Tags: GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself. The services ask for
- * sorting in ways that contradict each other (Quotable takes sortBy=quoteCount, its rewrite ignores that and takes
- * quotesCount, and refuses any order but asc or desc; QuoteSlate takes nothing), and the node cannot tell them apart
- * before asking. So no sort parameter is sent: the node sorts the whole list, and sends `limit` only when it keeps
- * the service's order (a service that cut the list before sorting would lose tags).
+ * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
+ * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, and only asc or desc; QuoteSlate:
+ * none), and the node cannot tell them apart before asking. So it sorts the whole list, and sends `limit` only when
+ * it keeps the service's order (a service that cut the list before sorting would lose tags).
  */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	tally: SortTally = {},
+	tally: SortTally,
 ): ItemOperation<ReturnType<typeof readSearch>> {
 	return {
 		read: (i) => readSearch(ctx, i),
@@ -50,25 +46,23 @@ export function quoteTagsOperation(
 				i,
 			);
 			let tags = tagList(response.data);
-			if (!tags) {
+			if (!tags)
 				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
 					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected [item ${i}]`,
 					description:
 						'Expected a JSON list of tags (objects or names), an object of names and descriptions, or one of those under "results", "tags", "categories", "data" or "contents". Check the Quotes URL.',
 					itemIndex: i,
 				});
-			}
 			// Most services ignore q: the node keeps the tags whose name or slug has the search text
-			const q = search.q;
+			const { q, sort } = search;
 			if (q)
 				tags = tags.filter((tag) =>
 					[tag.name, tag.slug].some((v) => typeof v === 'string' && words(v).includes(q)),
 				);
-			if (search.sort) {
-				const lacking = sortTags(tags, search.sort.by, search.sort.order);
-				const count = (tally[search.sort.by] ??= { sorted: 0, lacking: 0 });
+			if (sort) {
+				const count = (tally[sort.by] ??= { sorted: 0, lacking: 0 });
+				count.lacking += sortTags(tags, sort.by, sort.order);
 				count.sorted += tags.length;
-				count.lacking += lacking;
 			}
 			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
 			return kept.map((json) => ({ json }));
@@ -81,24 +75,14 @@ function readSearch(ctx: IExecuteFunctions, i: number) {
 	const limit = getLimit(ctx, i);
 	const options = getOptions(ctx, i);
 	const by = readChoice(ctx, options.sortBy, SORT_BY, i);
-	const order =
-		options.order === undefined
-			? by === 'name'
-				? 'asc'
-				: 'desc'
-			: readChoice(ctx, options.order, ORDER, i);
+	const given = options.order === undefined ? (by === 'name' ? 'asc' : 'desc') : options.order;
+	const order = readChoice(ctx, given, ORDER, i);
 	const sort =
 		options.sortBy !== undefined || options.order !== undefined ? { by, order } : undefined;
 	const qs: IDataObject = {};
 	if (q) qs.q = q;
 	if (limit !== undefined && !sort) qs.limit = limit;
-	return {
-		qs,
-		q: words(q),
-		limit,
-		sort,
-		settings: getRequestSettings(ctx, i, options),
-	};
+	return { qs, q: words(q), limit, sort, settings: getRequestSettings(ctx, i, options) };
 }
 
 export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
