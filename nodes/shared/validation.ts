@@ -9,10 +9,8 @@ export function fieldError(
 	problem: string,
 	description?: string,
 ): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `${field} ${problem} [item ${itemIndex}]`, {
-		itemIndex,
-		description,
-	});
+	const message = `${field} ${problem} [item ${itemIndex}]`;
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /** A value as the user would recognise it in a message. */
@@ -55,13 +53,8 @@ export function toText(
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
 	const text = value.trim();
 	if (text || !required) return text;
-	throw fieldError(
-		ctx,
-		`"${field}"`,
-		itemIndex,
-		'is empty',
-		'Fill it in, or map it from the input item.',
-	);
+	const fix = 'Fill it in, or map it from the input item.';
+	throw fieldError(ctx, `"${field}"`, itemIndex, 'is empty', fix);
 }
 
 /** true/false, also as 1/0 or text (what expressions hand over). */
