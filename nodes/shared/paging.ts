@@ -63,12 +63,9 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 		for (const record of records) {
 			if (full()) return;
 			const id = options.key?.(record) ?? undefined;
-			if (id !== undefined && seen.has(id)) {
-				duplicates++;
-				continue;
-			}
+			if (id !== undefined && seen.has(id)) duplicates++;
+			else items.push(options.map(record, items.length));
 			seen.add(id);
-			items.push(options.map(record, items.length));
 		}
 	};
 	let page = options.startPage ?? 1;
@@ -119,10 +116,6 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 }
 
 /** Whether a page is the last: empty, says so, or short without paging information. */
-function isLast<R>(answer: PageAnswer<R>, size: number): boolean {
-	return (
-		answer.records.length === 0 ||
-		answer.next === null ||
-		(answer.next === undefined && answer.records.length < size)
-	);
+function isLast<R>({ records, next }: PageAnswer<R>, size: number): boolean {
+	return records.length === 0 || next === null || (next === undefined && records.length < size);
 }
