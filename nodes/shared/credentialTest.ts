@@ -6,14 +6,11 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import type { Judgement } from './transport/answer';
-import { checkJson, judge } from './transport/answer';
-import type { Sender } from './transport/attempt';
-import { attempt } from './transport/attempt';
+import { type Judgement, checkJson, judge } from './transport/answer';
+import { type Sender, attempt } from './transport/attempt';
 import { describeFailure, excerpt, redactKey } from './transport/errors';
 import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
-import type { Service } from './transport/services';
-import { SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
+import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
 import type { Failure } from './transport/types';
 
 const TIMEOUT_MS = 15_000;
@@ -28,6 +25,9 @@ const BY_RANK = [...SERVICE_NAMES].sort((a, b) => SERVICES[a].testRank - SERVICE
 const PATHS = SERVICE_NAMES.map((s) => SERVICES[s].styles.generic.test.path)
 	.filter((path) => path !== '/')
 	.join(' or ');
+
+const LABELS = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
+const NOTHING_FILLED = `No address to test: fill in ${LABELS.slice(0, -1).join(', ')} or ${LABELS.at(-1)} (those of the services you use).`;
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 const passed = (message: string): INodeCredentialTestResult => ({
@@ -124,12 +124,7 @@ export async function triptychApiTest(
 	const data = credential.data ?? {};
 	const isFilled = (s: Service) => String(data[SERVICES[s].field] ?? '').trim() !== '';
 	const tested = BY_RANK.filter(isFilled);
-	if (!tested.length) {
-		const labels = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
-		return fail(
-			`No address to test: fill in ${labels.slice(0, -1).join(', ')} or ${labels.at(-1)} (those of the services you use).`,
-		);
-	}
+	if (!tested.length) return fail(NOTHING_FILLED);
 	const verdicts = await Promise.all(
 		tested.map(async (service) => {
 			const target = testTarget(data, service);
