@@ -91,18 +91,16 @@ const LIMIT: INodeProperties = {
 };
 
 /** Return All / Limit, as n8n's own list operations have them. */
-export function returnAllOrLimit(): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-		},
-		{ ...LIMIT },
-	];
-}
+export const returnAllOrLimit = (): INodeProperties[] => [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{ ...LIMIT },
+];
 
 /** Return All / Limit of one item: `undefined` means all. */
 export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {

@@ -59,11 +59,9 @@ export async function runNode<P>(
 			}
 		});
 	} finally {
-		if (client.announcedMs > 0)
-			addHint(
-				ctx,
-				`The service's rate-limit headers announced quota resets: this run waited ${Math.ceil(client.announcedMs / 1000)} s for them in all (not retries).`,
-			);
+		const waited = Math.ceil(client.announcedMs / 1000);
+		const hint = `The service's rate-limit headers announced quota resets: this run waited ${waited} s for them in all (not retries).`;
+		if (waited > 0) addHint(ctx, hint);
 	}
 	return [results.flatMap((produced) => produced ?? [])];
 }

@@ -2,8 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
 import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport/retry';
-import type { NumberOption } from './fields';
-import { getOptions, numberProperty, readNumber } from './fields';
+import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
 
 /** The label, parameter name, default and range that every option below spells the same way. */
 function bounded(displayName: string, name: string, initial: number, min: number, max: number) {
