@@ -1,10 +1,4 @@
-import type {
-	Icon,
-	ICredentialDataDecryptedObject,
-	ICredentialType,
-	IHttpRequestOptions,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { applyKey } from '../nodes/shared/transport/origin';
 import { SERVICES, SERVICE_NAMES, styleLabel } from '../nodes/shared/transport/services';
@@ -34,10 +28,9 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 });
 
 /**
- * One API key and the base addresses of the three services. n8n applies the key here, the way the service at the
- * request's origin takes it, and only for the origins of the configured services: a redirect, a next-page link or an
- * image host elsewhere never gets it. Its Test is a function of the nodes (`testedBy`): n8n's declarative test could
- * show only the code of a network failure.
+ * One API key and the three services' base addresses. The key goes only to the configured services' origins, never to
+ * a redirect, next-page link or image host elsewhere. The Test is the nodes' (`testedBy`): n8n's declarative test
+ * could show only the code of a network failure.
  */
 export class TriptychApi implements ICredentialType {
 	// a literal: n8n's linter reads the name from the source (it is CREDENTIALS_TYPE)
@@ -64,10 +57,5 @@ export class TriptychApi implements ICredentialType {
 		...serviceFields,
 	];
 
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		return applyKey(credentials, requestOptions);
-	}
+	authenticate = async (...args: Parameters<typeof applyKey>) => applyKey(...args);
 }

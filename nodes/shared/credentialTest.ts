@@ -6,27 +6,18 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import type { Judgement } from './transport/answer';
-import { checkJson, judge } from './transport/answer';
-import type { Sender } from './transport/attempt';
-import { attempt } from './transport/attempt';
+import { type Judgement, checkJson, judge } from './transport/answer';
+import { type Sender, attempt } from './transport/attempt';
 import { describeFailure, excerpt, redactKey } from './transport/errors';
 import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
-import type { Service, Style } from './transport/services';
-import { SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
+import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
 import type { Failure } from './transport/types';
 
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
 const MAX_BYTES = 1024 * 1024;
-const LIMITS = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
 
-interface Target {
-	service: Service;
-	style: Style;
-	base: string;
-	url: URL;
-}
+type Target = Exclude<ReturnType<typeof testTarget>, string>;
 
 const BY_RANK = [...SERVICE_NAMES].sort((a, b) => SERVICES[a].testRank - SERVICES[b].testRank);
 
@@ -34,6 +25,9 @@ const BY_RANK = [...SERVICE_NAMES].sort((a, b) => SERVICES[a].testRank - SERVICE
 const PATHS = SERVICE_NAMES.map((s) => SERVICES[s].styles.generic.test.path)
 	.filter((path) => path !== '/')
 	.join(' or ');
+
+const LABELS = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
+const NOTHING_FILLED = `No address to test: fill in ${LABELS.slice(0, -1).join(', ')} or ${LABELS.at(-1)} (those of the services you use).`;
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 const passed = (message: string): INodeCredentialTestResult => ({
@@ -54,28 +48,28 @@ export function testTarget(data: ICredentialDataDecryptedObject, service: Servic
 }
 
 /** A redirect is never followed off the service's origin (it would take the key along), whoever saw it. */
-function redirects({ service, base }: Target, code: string, to = ''): INodeCredentialTestResult {
+function redirects({ service, base }: Target, code: string, to = '') {
 	const { label } = SERVICES[service];
-	return fail(
-		`The ${label} (${base}) redirects (${code})${to}: set the ${label} to the address the service answers at.`,
-	);
+	return `The ${label} (${base}) redirects (${code})${to}: set the ${label} to the address the service answers at.`;
 }
 
 /** The verdict on an answer of the tested service. */
 export function judgeAnswer(target: Target, status: number, judged: Judgement) {
+	const verdict = answerVerdict(target, status, judged);
+	return typeof verdict === 'string' ? fail(verdict) : verdict;
+}
+
+/** A passed test, or the message of the failure. */
+function answerVerdict(target: Target, status: number, judged: Judgement) {
 	const { service, base, url } = target;
 	const { label, name, styles } = SERVICES[service];
 	const at = `${name} at ${base}`;
 	const text = 'said' in judged ? judged.said : judged.kind === 'text' ? excerpt(judged.text) : '';
 	const said = text && `: "${text}"`;
 	if (status === 401)
-		return fail(
-			`The ${name} rejected the API key (HTTP 401). Check the API Key. Tested: ${label} (${base}).`,
-		);
+		return `The ${name} rejected the API key (HTTP 401). Check the API Key. Tested: ${label} (${base}).`;
 	if (status === 403)
-		return fail(
-			`The ${name} refused the API key (HTTP 403). Check that the key may read from it. Tested: ${label} (${base}).`,
-		);
+		return `The ${name} refused the API key (HTTP 403). Check that the key may read from it. Tested: ${label} (${base}).`;
 	if (status >= 300 && status < 400) return redirects(target, `HTTP ${status}`);
 	const { verdict } = styles[target.style]!.test;
 	const ok = status >= 200 && status < 300;
@@ -85,32 +79,22 @@ export function judgeAnswer(target: Target, status: number, judged: Judgement) {
 			`${at} answered the key's page (HTTP ${status}). The test fires no event, so the key is fully checked on the first run.`,
 		);
 	if (verdict === 'keyPage' && status === 404)
-		return fail(
-			`The ${at} has no page for this key (HTTP 404): check the API Key (from IFTTT's Webhooks settings) and the ${label} (https://maker.ifttt.com).`,
-		);
+		return `The ${at} has no page for this key (HTTP 404): check the API Key (from IFTTT's Webhooks settings) and the ${label} (https://maker.ifttt.com).`;
 	// the trigger service's root may answer anything: reaching it is what can be checked without firing
 	if (verdict === 'reachable' && status < 500) return passed(`${at} answered (HTTP ${status}).`);
 	if (status === 404)
-		return fail(
-			`Nothing answers at ${url.origin}${url.pathname} (HTTP 404): use the service's base address in the ${label}, without ${PATHS}.`,
-		);
+		return `Nothing answers at ${url.origin}${url.pathname} (HTTP 404): use the service's base address in the ${label}, without ${PATHS}.`;
 	if (!ok)
-		return fail(
-			`The ${at} answered HTTP ${status}${said}. Check the ${label}, or try again later.`,
-		);
+		return `The ${at} answered HTTP ${status}${said}. Check the ${label}, or try again later.`;
 	if (judged.kind === 'refused')
-		return fail(
-			`The ${at} answered status "${judged.envelope}"${said}. Check the API Key and the ${label}.`,
-		);
+		return `The ${at} answered status "${judged.envelope}"${said}. Check the API Key and the ${label}.`;
 	if (judged.kind !== 'data' || typeof judged.data !== 'object' || judged.data === null)
-		return fail(
-			`The ${at} did not answer with JSON${said}: the ${label} may point at a website or a proxy, not at the API.`,
-		);
+		return `The ${at} did not answer with JSON${said}: the ${label} may point at a website or a proxy, not at the API.`;
 	return passed(`${at} answered.`);
 }
 
 /** The verdict on a request that got no usable answer: the failures a wrong address gives are said in its terms. */
-function judgeFailure(target: Target, failure: Failure): INodeCredentialTestResult {
+function judgeFailure(target: Target, failure: Failure): string {
 	const { service, base, url } = target;
 	const { label, name } = SERVICES[service];
 	const where = `the ${label} (${base})`;
@@ -118,34 +102,21 @@ function judgeFailure(target: Target, failure: Failure): INodeCredentialTestResu
 	if (kind === 'redirect')
 		return redirects(target, code, failure.location ? ` to ${excerpt(failure.location)}` : '');
 	if (kind === 'tooLarge')
-		return fail(
-			`The ${name} at ${base} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`,
-		);
+		return `The ${name} at ${base} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`;
 	if (kind === 'timeout')
-		return fail(
-			`The ${name} at ${base} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`,
-		);
+		return `The ${name} at ${base} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`;
 	if (kind === 'network' && code === 'ECONNREFUSED')
-		return fail(
-			`Nothing listens at ${url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`,
-		);
+		return `Nothing listens at ${url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`;
 	if (kind === 'network' && (code === 'ENOTFOUND' || code === 'EAI_AGAIN'))
-		return fail(
-			`The host "${url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`,
-		);
+		return `The host "${url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`;
 	if (kind === 'network' && /CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
-		return fail(
-			`The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`,
-		);
-	const [message, advice] = describeFailure(failure, { ...LIMITS, what: `the ${name}`, label });
-	return fail(`${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`);
+		return `The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`;
+	const limits = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
+	const [message, advice] = describeFailure(failure, { ...limits, what: `the ${name}`, label });
+	return `${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`;
 }
 
-/**
- * The credential's Test (the three nodes name it with `testedBy`): one safe GET to each service filled in, at once,
- * through the nodes' transport, with the key applied by the credential's own `authenticate`. Its message gives every
- * service's verdict; services left empty are skipped, and said so.
- */
+/** The credential's Test (`testedBy`): one safe GET to each filled-in service at once, through the nodes' transport. */
 export async function triptychApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
@@ -153,12 +124,7 @@ export async function triptychApiTest(
 	const data = credential.data ?? {};
 	const isFilled = (s: Service) => String(data[SERVICES[s].field] ?? '').trim() !== '';
 	const tested = BY_RANK.filter(isFilled);
-	if (!tested.length) {
-		const labels = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
-		return fail(
-			`No address to test: fill in ${labels.slice(0, -1).join(', ')} or ${labels.at(-1)} (those of the services you use).`,
-		);
-	}
+	if (!tested.length) return fail(NOTHING_FILLED);
 	const verdicts = await Promise.all(
 		tested.map(async (service) => {
 			const target = testTarget(data, service);
@@ -219,7 +185,7 @@ async function runTest(
 		maxBytes: MAX_BYTES,
 	});
 	const checked = 'kind' in answer ? answer : checkJson(answer);
-	if ('kind' in checked) return judgeFailure(target, checked);
+	if ('kind' in checked) return fail(judgeFailure(target, checked));
 	const redact = (text: string) => redactKey(text, String(data.apiKey ?? ''));
 	return judgeAnswer(target, checked.statusCode, judge(checked, redact));
 }

@@ -14,12 +14,10 @@ export interface NumberOption {
 }
 
 export function numberProperty({ min, max, hint, ...field }: NumberOption): INodeProperties {
-	const initial = field.default;
 	return {
 		...field,
 		type: 'number',
 		typeOptions: { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) },
-		default: initial,
 		...(hint ? { hint } : {}),
 	};
 }
@@ -46,11 +44,9 @@ export interface ChoiceOption<V extends string = string> {
 }
 
 export function choiceProperty({ description, ...field }: ChoiceOption): INodeProperties {
-	const initial = field.default;
 	return {
 		...field,
 		type: 'options',
-		default: initial,
 		...(description ? { description } : {}),
 		options: [...field.options].sort((a, b) => a.name.localeCompare(b.name)),
 	};
@@ -72,18 +68,16 @@ export function readChoice<V extends string>(
 }
 
 /** A Sort Order choice (ascending / descending), sent under the name the service uses. */
-export function sortOrder(name: string, description: string): ChoiceOption<'asc' | 'desc'> {
-	return {
-		displayName: 'Sort Order',
-		name,
-		default: 'asc',
-		description,
-		options: [
-			{ name: 'Ascending', value: 'asc' },
-			{ name: 'Descending', value: 'desc' },
-		],
-	};
-}
+export const sortOrder = (name: string, description: string): ChoiceOption<'asc' | 'desc'> => ({
+	displayName: 'Sort Order',
+	name,
+	default: 'asc',
+	description,
+	options: [
+		{ name: 'Ascending', value: 'asc' },
+		{ name: 'Descending', value: 'desc' },
+	],
+});
 
 /** The Limit field (its default written out: n8n's linter reads it from the source). */
 const LIMIT: INodeProperties = {
@@ -97,18 +91,16 @@ const LIMIT: INodeProperties = {
 };
 
 /** Return All / Limit, as n8n's own list operations have them. */
-export function returnAllOrLimit(): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-		},
-		{ ...LIMIT },
-	];
-}
+export const returnAllOrLimit = (): INodeProperties[] => [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{ ...LIMIT },
+];
 
 /** Return All / Limit of one item: `undefined` means all. */
 export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {

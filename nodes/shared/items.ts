@@ -15,11 +15,9 @@ export interface ItemOperation<P> {
 }
 
 /**
- * A node's `execute()`, keeping n8n's contracts:
- * - every item's fields are read and checked before the first request, so a wrong value stops the node before
- *   anything was sent (with Continue On Fail, that item becomes an error item and the others run);
- * - output in input order and `pairedItem` on every item, however many items run at once;
- * - without Continue On Fail the first error stops the node: items not yet started are not, and the client halts.
+ * A node's `execute()`. Every item is read and checked before the first request, so a wrong value stops the node
+ * before anything was sent (with Continue On Fail it becomes that item's error item). Output keeps input order with
+ * `pairedItem`; without Continue On Fail the first error stops the node: no further item starts, the client halts.
  */
 export async function runNode<P>(
 	ctx: IExecuteFunctions,
@@ -61,20 +59,16 @@ export async function runNode<P>(
 			}
 		});
 	} finally {
-		if (client.announcedMs > 0)
-			addHint(
-				ctx,
-				`The service's rate-limit headers announced quota resets: this run waited ${Math.ceil(client.announcedMs / 1000)} s for them in all (not retries).`,
-			);
+		const waited = Math.ceil(client.announcedMs / 1000);
+		const hint = `The service's rate-limit headers announced quota resets: this run waited ${waited} s for them in all (not retries).`;
+		if (waited > 0) addHint(ctx, hint);
 	}
 	return [results.flatMap((produced) => produced ?? [])];
 }
 
 /** An execution hint in the output pane (n8n 1.x without them: nothing). */
 export function addHint(ctx: IExecuteFunctions, message: string): void {
-	const add = (ctx as { addExecutionHints?: IExecuteFunctions['addExecutionHints'] })
-		.addExecutionHints;
-	if (typeof add === 'function') add.call(ctx, { message, location: 'outputPane' });
+	ctx.addExecutionHints?.({ message, location: 'outputPane' });
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */

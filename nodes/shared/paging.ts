@@ -1,7 +1,6 @@
 /**
- * The shared "Return All" pager. When the first page says how many pages there are, the rest are asked for by number,
- * several at once; otherwise (or after that) one after another, by the service's next link or by number. Records are
- * taken in page order whatever order the pages arrive in, and no page is kept once taken.
+ * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
+ * else one after another, by next link or number. Records are taken in page order; no page is kept once taken.
  */
 import { pool } from './pool';
 
@@ -63,15 +62,10 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	const take = (records: R[]) => {
 		for (const record of records) {
 			if (full()) return;
-			const id = options.key?.(record);
-			if (id !== undefined && id !== null) {
-				if (seen.has(id)) {
-					duplicates++;
-					continue;
-				}
-				seen.add(id);
-			}
-			items.push(options.map(record, items.length));
+			const id = options.key?.(record) ?? undefined;
+			if (id !== undefined && seen.has(id)) duplicates++;
+			else items.push(options.map(record, items.length));
+			seen.add(id);
 		}
 	};
 	let page = options.startPage ?? 1;
@@ -122,10 +116,6 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 }
 
 /** Whether a page is the last: empty, says so, or short without paging information. */
-function isLast<R>(answer: PageAnswer<R>, size: number): boolean {
-	return (
-		answer.records.length === 0 ||
-		answer.next === null ||
-		(answer.next === undefined && answer.records.length < size)
-	);
+function isLast<R>({ records, next }: PageAnswer<R>, size: number): boolean {
+	return records.length === 0 || next === null || (next === undefined && records.length < size);
 }

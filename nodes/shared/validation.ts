@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { type IDataObject, type IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
 
 /** A field with a wrong value: the message names the field and the item, before any request is sent. */
 export function fieldError(
@@ -9,10 +8,8 @@ export function fieldError(
 	problem: string,
 	description?: string,
 ): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `${field} ${problem} [item ${itemIndex}]`, {
-		itemIndex,
-		description,
-	});
+	const message = `${field} ${problem} [item ${itemIndex}]`;
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
 /** A value as the user would recognise it in a message. */
@@ -55,13 +52,8 @@ export function toText(
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
 	const text = value.trim();
 	if (text || !required) return text;
-	throw fieldError(
-		ctx,
-		`"${field}"`,
-		itemIndex,
-		'is empty',
-		'Fill it in, or map it from the input item.',
-	);
+	const fix = 'Fill it in, or map it from the input item.';
+	throw fieldError(ctx, `"${field}"`, itemIndex, 'is empty', fix);
 }
 
 /** true/false, also as 1/0 or text (what expressions hand over). */
@@ -71,10 +63,9 @@ export function toBoolean(
 	field: string,
 	itemIndex: number,
 ) {
-	if (typeof value === 'boolean') return value;
-	if (value === 1 || value === 0) return value === 1;
-	if (typeof value === 'string' && /^(true|false|1|0)$/i.test(value.trim()))
-		return /^(true|1)$/i.test(value.trim());
+	const given = typeof value === 'string' ? value.trim().toLowerCase() : value;
+	if (given === true || given === 1 || given === 'true' || given === '1') return true;
+	if (given === false || given === 0 || given === 'false' || given === '0') return false;
 	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
 }
 
@@ -104,7 +95,5 @@ export function describeValue(value: unknown): string {
 
 /** Whether the node runs as an AI agent's tool: n8n's own signal where the version has one, else the type name. */
 export function isTool(ctx: IExecuteFunctions): boolean {
-	const own = (ctx as { isToolExecution?: () => boolean }).isToolExecution;
-	if (typeof own === 'function' && own.call(ctx)) return true;
-	return /Tool$/.test(ctx.getNode().type);
+	return ctx.isToolExecution?.() || /Tool$/.test(ctx.getNode().type);
 }
