@@ -1,10 +1,4 @@
-import type {
-	IBinaryData,
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
 import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
 import { errorItem } from '../shared/items';
@@ -68,20 +62,10 @@ export const MAX_IMAGE_SIZE: NumberOption = {
 export function readImages(ctx: IExecuteFunctions, i: number) {
 	const param = (name: string, fallback: unknown) =>
 		ctx.getNodeParameter(name, i, fallback as string) as unknown;
-	const property = toText(
-		ctx,
-		param('binaryPropertyName', 'data'),
-		'Put Output File in Field',
-		i,
-		true,
-	);
-	const read = (option: NumberOption) =>
-		readNumber(
-			ctx,
-			{ [option.name]: param(option.name, option.default) } as IDataObject,
-			option,
-			i,
-		);
+	const field = 'Put Output File in Field';
+	const property = toText(ctx, param('binaryPropertyName', 'data'), field, i, true);
+	const read = (o: NumberOption) =>
+		readNumber(ctx, { [o.name]: param(o.name, o.default) } as IDataObject, o, i);
 	const size = readChoice(ctx, param(IMAGE_SIZE.name, IMAGE_SIZE.default), IMAGE_SIZE, i);
 	return {
 		property,
@@ -146,14 +130,9 @@ export function fileNameFor(
 		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
 		name = segment ? decode(segment) : undefined;
 	}
-	// No path parts from a header or a URL: only the base name is kept.
-	name = name
-		?.split(/[\\/]/)
-		.pop()
-		?.split('')
-		.filter((c) => c.charCodeAt(0) >= 32)
-		.join('')
-		.trim();
+	// No path parts from a header or a URL, and no control characters (those below space).
+	name = name?.split(/[\\/]/).pop();
+	name = name?.replace(/[^ -\uffff]/g, '').trim();
 	if (!name) name = `object-${objectId ?? 'image'}`;
 	const extension = EXTENSIONS[mimeType];
 	if (extension && !/\.[A-Za-z0-9]{2,5}$/.test(name)) name += `.${extension}`;
@@ -165,7 +144,7 @@ async function downloadImage(
 	{ ctx, client, settings, i }: Call,
 	{ url, source, objectId }: NonNullable<Found['image']>,
 	maxBytes: number,
-): Promise<IBinaryData> {
+) {
 	const fail = (what: string, description: string, httpCode?: string) =>
 		answerError(
 			ctx.getNode(),
@@ -208,10 +187,8 @@ async function downloadImage(
 		);
 	}
 	const headers = outcome.res.headers as IDataObject;
-	const mimeType = String(headers['content-type'] ?? '')
-		.split(';')[0]
-		.trim()
-		.toLowerCase();
+	const [type] = String(headers['content-type'] ?? '').split(';');
+	const mimeType = type.trim().toLowerCase();
 	if (!mimeType.startsWith('image/')) {
 		throw fail(
 			`the image host sent ${mimeType || 'no content type'} instead of an image`,
@@ -228,18 +205,13 @@ export async function attachImages(
 	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
 	found: Found[],
 	budget: { used: number; omitted: number },
-): Promise<INodeExecutionData[]> {
+) {
 	const { ctx, client, i } = call;
 	const items = found.map((entry) => entry.item);
-	const jobs: number[] = [];
-	found.forEach(({ image }, n) => {
-		if (!image) return;
-		if (budget.used >= maxImages) budget.omitted++;
-		else {
-			budget.used++;
-			jobs.push(n);
-		}
-	});
+	const withImage = found.flatMap(({ image }, n) => (image ? [n] : []));
+	const jobs = withImage.slice(0, Math.max(0, maxImages - budget.used));
+	budget.used += jobs.length;
+	budget.omitted += withImage.length - jobs.length;
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
 		const image = found[n].image!;
@@ -252,10 +224,8 @@ export async function attachImages(
 			failure = error;
 		}
 		if (!ctx.continueOnFail()) throw failure;
-		items[n] = errorItem(failure, i, {
-			objectId: (image.objectId ?? null) as JsonObject[string],
-			imageUrl: image.url,
-		});
+		const objectId = (image.objectId ?? null) as JsonObject[string];
+		items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });
 	});
 	return items;
 }
