@@ -145,27 +145,20 @@ async function downloadImage(
 	{ url, source, objectId }: NonNullable<Found['image']>,
 	maxBytes: number,
 ) {
-	const fail = (what: string, description: string, httpCode?: string) =>
-		answerError(
-			ctx.getNode(),
-			`Could not download the image: ${what}`,
-			`Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`,
-			description,
-			i,
-			httpCode,
-		);
+	const fail = (what: string, fix: string, httpCode?: string) => {
+		const message = `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`;
+		const reason = `Could not download the image: ${what}`;
+		return answerError(ctx.getNode(), reason, message, fix, i, httpCode);
+	};
 	if (!URL.canParse(url)) {
-		throw fail(
-			'not a web address',
-			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.',
-		);
+		const fix =
+			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.';
+		throw fail('not a web address', fix);
 	}
 	const address = new URL(url);
 	if (address.protocol !== 'http:' && address.protocol !== 'https:') {
-		throw fail(
-			`the address uses ${address.protocol}`,
-			'Only http:// and https:// images can be downloaded.',
-		);
+		const fix = 'Only http:// and https:// images can be downloaded.';
+		throw fail(`the address uses ${address.protocol}`, fix);
 	}
 	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
@@ -178,22 +171,18 @@ async function downloadImage(
 	}
 	const status = outcome.res.statusCode;
 	if (status < 200 || status >= 300) {
-		throw fail(
-			`the image host answered HTTP ${status}`,
+		const fix =
 			status === 404
 				? 'The image is missing on the image host. Turn on Continue On Fail to keep the other objects, or turn off Download Images.'
-				: 'The image host refused or failed the download. Try again later, or turn off Download Images.',
-			String(status),
-		);
+				: 'The image host refused or failed the download. Try again later, or turn off Download Images.';
+		throw fail(`the image host answered HTTP ${status}`, fix, String(status));
 	}
 	const headers = outcome.res.headers as IDataObject;
 	const [type] = String(headers['content-type'] ?? '').split(';');
 	const mimeType = type.trim().toLowerCase();
 	if (!mimeType.startsWith('image/')) {
-		throw fail(
-			`the image host sent ${mimeType || 'no content type'} instead of an image`,
-			'The linked address does not serve an image file.',
-		);
+		const what = `the image host sent ${mimeType || 'no content type'} instead of an image`;
+		throw fail(what, 'The linked address does not serve an image file.');
 	}
 	const fileName = fileNameFor(headers['content-disposition'], source, mimeType, objectId);
 	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);

@@ -140,26 +140,20 @@ export async function searchObjects(
 			const request = { service: 'museum', method: 'GET', ...where, repeatable: true } as const;
 			const answer = readPage((await client.request(request, settings, i)).data);
 			if (typeof answer === 'string') {
-				throw answerError(
-					node,
-					'unexpected body shape',
-					`The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
-					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
-					i,
-				);
+				const message = `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`;
+				const fix =
+					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.';
+				throw answerError(node, 'unexpected body shape', message, fix, i);
 			}
 			total ??= answer.total;
 			return answer;
 		},
 		map: (record: unknown, index: number) => {
 			if (isPlainObject(record)) return map(record);
-			throw answerError(
-				node,
-				'record is not an object',
-				`The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
-				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
-				i,
-			);
+			const message = `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`;
+			const fix =
+				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.';
+			throw answerError(node, 'record is not an object', message, fix, i);
 		},
 		tooManyPages: (maxPages, kept) => {
 			const message = `The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records [item ${i}]`;
