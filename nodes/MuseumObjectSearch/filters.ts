@@ -104,9 +104,7 @@ export const FILTERS: Filter[] = [
 
 /** The Color filter: hex colours (n8n's picker gives `#RRGGBBAA`) or hue names, several joined by `|`. */
 function parseColors(ctx: IExecuteFunctions, value: unknown, i: number): Colors | undefined {
-	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-		return undefined;
-	}
+	if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) return;
 	const problem = `must be a hex color such as #afaf4b or a hue name such as Blue, not ${show(value)}`;
 	const fix = 'Pick a colour with the colour picker, or type its hex value.';
 	const bad = () => fieldError(ctx, '"Color"', i, problem, fix);

@@ -73,10 +73,8 @@ async function listPage(
 	return { results, ...(more ? { paginationToken: String(number + 1) } : {}) };
 }
 
-/**
- * A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
- * more reliably than a name), a period as its name (the form the service documents).
- */
+// A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
+// more reliably than a name), a period as its name (the form the service documents).
 const termList = (resource: 'classification' | 'period') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
 		const wanted = filter?.trim().toLowerCase() ?? '';

@@ -39,7 +39,7 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 	return names;
 }
 
-/** A search, checked; q, colours, page size and page depend on the service's style and are added when it runs. */
+/** A search, checked; colours, page size and page depend on the service's style and are added when it runs. */
 export function readSearchPlan(
 	ctx: IExecuteFunctions,
 	i: number,
