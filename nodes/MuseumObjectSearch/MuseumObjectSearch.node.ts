@@ -1,9 +1,4 @@
-import type {
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeType,
-	INodeTypeDescription,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
@@ -53,7 +48,7 @@ export class MuseumObjectSearch implements INodeType {
 
 	methods = { credentialTest: { triptychApiTest }, listSearch };
 
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	async execute(this: IExecuteFunctions) {
 		let operation: ReturnType<typeof museumOperation> | undefined;
 		const output = await runNode(this, (client) => (operation = museumOperation(this, client)));
 		operation?.finish();

@@ -50,18 +50,21 @@ export const PAGE: NumberOption = {
 
 const search = { show: { operation: ['search'] } };
 
+/** A text field, empty by default, with an example as its placeholder. */
+const text = (
+	displayName: string,
+	name: string,
+	placeholder: string,
+	more: Partial<INodeProperties> = {},
+): INodeProperties => ({ displayName, name, type: 'string', default: '', placeholder, ...more });
+
 /** Search's own fields, after Operation: what to look for, how many, and the filters. */
 export const searchFields: INodeProperties[] = [
-	{
-		displayName: 'Search',
-		name: 'q',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. Hokusai wave',
+	text('Search', 'q', 'e.g. Hokusai wave', {
 		displayOptions: search,
 		description:
 			'Free text to search the collection for (sent as "q"), e.g. words of a title or an artist\'s name. Leave empty to match every object.',
-	},
+	}),
 	...returnAllOrLimit().map((field) => ({
 		...field,
 		displayOptions: { show: { ...search.show, ...field.displayOptions?.show } },
@@ -85,28 +88,18 @@ const FIRST_FILTER = FILTERS[0].key;
 
 /** Search's entries in Options (advanced): paging, sorting and parameters for services that differ. */
 export const searchOptions: INodeProperties[] = [
-	{
-		displayName: 'Fields',
-		name: 'fields',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. objectid,title,people,dated,primaryimageurl',
+	text('Fields', 'fields', 'e.g. objectid,title,people,dated,primaryimageurl', {
 		displayOptions: searchOnly,
 		description:
 			'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
-	},
+	}),
 	{ ...numberProperty(MAX_PAGES), displayOptions: searchOnly },
 	{ ...numberProperty(PAGE), displayOptions: searchOnly },
-	{
-		displayName: 'Sort',
-		name: 'sort',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. datebegin',
+	text('Sort', 'sort', 'e.g. datebegin', {
 		displayOptions: searchOnly,
 		description:
 			'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
-	},
+	}),
 	{ ...choiceProperty(SORT_ORDER), displayOptions: searchOnly },
 	{
 		displayName: 'Filter Parameter Names',
@@ -133,14 +126,9 @@ export const searchOptions: INodeProperties[] = [
 							description: `Usually sent as "${f.parameter}"`,
 						})).sort((a, b) => a.name.localeCompare(b.name)),
 					},
-					{
-						displayName: 'Parameter Name',
-						name: 'parameter',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. artist',
+					text('Parameter Name', 'parameter', 'e.g. artist', {
 						description: 'Query parameter that carries this filter',
-					},
+					}),
 				],
 			},
 		],
@@ -159,31 +147,16 @@ export const searchOptions: INodeProperties[] = [
 			{
 				displayName: 'Parameter',
 				name: 'parameters',
-				values: [
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. culture',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. Japanese',
-					},
-				],
+				values: [text('Name', 'name', 'e.g. culture'), text('Value', 'value', 'e.g. Japanese')],
 			},
 		],
 	},
 ];
 
 /** A field about downloading images: shown once Download Images is on, never when an AI agent uses the node. */
-const whenDownloading = {
-	displayOptions: { show: { downloadImages: [true] }, hide: { '@tool': [true] } },
-};
+const whenDownloading = (show = {}) => ({
+	displayOptions: { show: { downloadImages: [true], ...show }, hide: { '@tool': [true] } },
+});
 
 export const museumObjectSearchProperties: INodeProperties[] = [
 	{
@@ -203,16 +176,11 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		description: "Record fields to output. The record's ID (objectid) is always kept.",
 		options: COMMON_FIELDS.map((name) => ({ name, value: name })),
 	},
-	{
-		displayName: 'Other Fields',
-		name: 'otherFields',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. technique, images.0.width',
+	text('Other Fields', 'otherFields', 'e.g. technique, images.0.width', {
 		displayOptions: { show: { output: ['selected'] } },
 		description:
 			'More record fields to output, comma-separated; a dot reaches into an object or list (e.g. images.0.width)',
-	},
+	}),
 	{
 		displayName: 'Download Images',
 		name: 'downloadImages',
@@ -222,24 +190,18 @@ export const museumObjectSearchProperties: INodeProperties[] = [
 		description:
 			"Whether to put each object's primary image into the item's binary data. Images are fetched without the API key.",
 	},
-	{ ...choiceProperty(IMAGE_SIZE), ...whenDownloading },
-	{
-		...numberProperty(IMAGE_WIDTH),
-		displayOptions: {
-			show: { downloadImages: [true], imageSize: ['custom'] },
-			hide: { '@tool': [true] },
-		},
-	},
+	{ ...choiceProperty(IMAGE_SIZE), ...whenDownloading() },
+	{ ...numberProperty(IMAGE_WIDTH), ...whenDownloading({ imageSize: ['custom'] }) },
 	{
 		displayName: 'Put Output File in Field',
 		name: 'binaryPropertyName',
 		type: 'string',
 		default: 'data',
 		required: true,
-		...whenDownloading,
+		...whenDownloading(),
 		hint: 'The name of the output binary field to put the image in',
 	},
-	{ ...numberProperty(MAX_IMAGES), ...whenDownloading },
-	{ ...numberProperty(MAX_IMAGE_SIZE), ...whenDownloading },
+	{ ...numberProperty(MAX_IMAGES), ...whenDownloading() },
+	{ ...numberProperty(MAX_IMAGE_SIZE), ...whenDownloading() },
 	optionsCollection([...searchOptions, ...requestOptions(MAX_ATTEMPTS_READ)]),
 ];

@@ -7,10 +7,7 @@ import { fieldError, isPlainObject, show, toBoolean, toText } from '../shared/va
 const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');
 
 /** The Color filter's value: hex colours (lower-case `#rrggbb`) and hue names. */
-export interface Colors {
-	hexes: string[];
-	hues: string[];
-}
+export type Colors = Record<'hexes' | 'hues', string[]>;
 
 /** A filter, defined once: its field, its parameter (Harvard's name) and the check of its value (`{}`: none). */
 export interface Filter {
@@ -107,17 +104,10 @@ export const FILTERS: Filter[] = [
 
 /** The Color filter: hex colours (n8n's picker gives `#RRGGBBAA`) or hue names, several joined by `|`. */
 function parseColors(ctx: IExecuteFunctions, value: unknown, i: number): Colors | undefined {
-	if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-		return undefined;
-	}
-	const bad = () =>
-		fieldError(
-			ctx,
-			'"Color"',
-			i,
-			`must be a hex color such as #afaf4b or a hue name such as Blue, not ${show(value)}`,
-			'Pick a colour with the colour picker, or type its hex value.',
-		);
+	if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) return;
+	const problem = `must be a hex color such as #afaf4b or a hue name such as Blue, not ${show(value)}`;
+	const fix = 'Pick a colour with the colour picker, or type its hex value.';
+	const bad = () => fieldError(ctx, '"Color"', i, problem, fix);
 	if (typeof value !== 'string') throw bad();
 	const colors: Colors = { hexes: [], hues: [] };
 	for (const part of value.split('|').map((p) => p.trim())) {
@@ -138,13 +128,9 @@ export function colorQuery(
 	{ palette }: StyleEntry,
 ): { color?: string; q?: string } {
 	if (hues.length && !palette) {
-		throw fieldError(
-			ctx,
-			'"Color"',
-			i,
-			`has the hue name ${show(hues[0])}, which this museum service cannot search`,
-			'Hue names work with the Harvard Art Museums API style; pick a colour instead.',
-		);
+		const problem = `has the hue name ${show(hues[0])}, which this museum service cannot search`;
+		const fix = 'Hue names work with the Harvard Art Museums API style; pick a colour instead.';
+		throw fieldError(ctx, '"Color"', i, problem, fix);
 	}
 	const sent = hexes.map((hex) => (palette ? snapToPalette(hex, palette) : hex));
 	return {

@@ -1,10 +1,4 @@
-import type {
-	IBinaryData,
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	JsonObject,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
 import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
 import { errorItem } from '../shared/items';
@@ -68,20 +62,10 @@ export const MAX_IMAGE_SIZE: NumberOption = {
 export function readImages(ctx: IExecuteFunctions, i: number) {
 	const param = (name: string, fallback: unknown) =>
 		ctx.getNodeParameter(name, i, fallback as string) as unknown;
-	const property = toText(
-		ctx,
-		param('binaryPropertyName', 'data'),
-		'Put Output File in Field',
-		i,
-		true,
-	);
-	const read = (option: NumberOption) =>
-		readNumber(
-			ctx,
-			{ [option.name]: param(option.name, option.default) } as IDataObject,
-			option,
-			i,
-		);
+	const field = 'Put Output File in Field';
+	const property = toText(ctx, param('binaryPropertyName', 'data'), field, i, true);
+	const read = (o: NumberOption) =>
+		readNumber(ctx, { [o.name]: param(o.name, o.default) } as IDataObject, o, i);
 	const size = readChoice(ctx, param(IMAGE_SIZE.name, IMAGE_SIZE.default), IMAGE_SIZE, i);
 	return {
 		property,
@@ -146,14 +130,9 @@ export function fileNameFor(
 		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
 		name = segment ? decode(segment) : undefined;
 	}
-	// No path parts from a header or a URL: only the base name is kept.
-	name = name
-		?.split(/[\\/]/)
-		.pop()
-		?.split('')
-		.filter((c) => c.charCodeAt(0) >= 32)
-		.join('')
-		.trim();
+	// No path parts from a header or a URL, and no control characters (those below space).
+	name = name?.split(/[\\/]/).pop();
+	name = name?.replace(/[^ -\uffff]/g, '').trim();
 	if (!name) name = `object-${objectId ?? 'image'}`;
 	const extension = EXTENSIONS[mimeType];
 	if (extension && !/\.[A-Za-z0-9]{2,5}$/.test(name)) name += `.${extension}`;
@@ -165,28 +144,21 @@ async function downloadImage(
 	{ ctx, client, settings, i }: Call,
 	{ url, source, objectId }: NonNullable<Found['image']>,
 	maxBytes: number,
-): Promise<IBinaryData> {
-	const fail = (what: string, description: string, httpCode?: string) =>
-		answerError(
-			ctx.getNode(),
-			`Could not download the image: ${what}`,
-			`Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`,
-			description,
-			i,
-			httpCode,
-		);
+) {
+	const fail = (what: string, fix: string, httpCode?: string) => {
+		const message = `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`;
+		const reason = `Could not download the image: ${what}`;
+		return answerError(ctx.getNode(), reason, message, fix, i, httpCode);
+	};
 	if (!URL.canParse(url)) {
-		throw fail(
-			'not a web address',
-			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.',
-		);
+		const fix =
+			'The record links an image that cannot be fetched. Turn off Download Images to output its URL only.';
+		throw fail('not a web address', fix);
 	}
 	const address = new URL(url);
 	if (address.protocol !== 'http:' && address.protocol !== 'https:') {
-		throw fail(
-			`the address uses ${address.protocol}`,
-			'Only http:// and https:// images can be downloaded.',
-		);
+		const fix = 'Only http:// and https:// images can be downloaded.';
+		throw fail(`the address uses ${address.protocol}`, fix);
 	}
 	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
 	if ('failure' in outcome) {
@@ -199,24 +171,18 @@ async function downloadImage(
 	}
 	const status = outcome.res.statusCode;
 	if (status < 200 || status >= 300) {
-		throw fail(
-			`the image host answered HTTP ${status}`,
+		const fix =
 			status === 404
 				? 'The image is missing on the image host. Turn on Continue On Fail to keep the other objects, or turn off Download Images.'
-				: 'The image host refused or failed the download. Try again later, or turn off Download Images.',
-			String(status),
-		);
+				: 'The image host refused or failed the download. Try again later, or turn off Download Images.';
+		throw fail(`the image host answered HTTP ${status}`, fix, String(status));
 	}
 	const headers = outcome.res.headers as IDataObject;
-	const mimeType = String(headers['content-type'] ?? '')
-		.split(';')[0]
-		.trim()
-		.toLowerCase();
+	const [type] = String(headers['content-type'] ?? '').split(';');
+	const mimeType = type.trim().toLowerCase();
 	if (!mimeType.startsWith('image/')) {
-		throw fail(
-			`the image host sent ${mimeType || 'no content type'} instead of an image`,
-			'The linked address does not serve an image file.',
-		);
+		const what = `the image host sent ${mimeType || 'no content type'} instead of an image`;
+		throw fail(what, 'The linked address does not serve an image file.');
 	}
 	const fileName = fileNameFor(headers['content-disposition'], source, mimeType, objectId);
 	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
@@ -228,18 +194,13 @@ export async function attachImages(
 	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
 	found: Found[],
 	budget: { used: number; omitted: number },
-): Promise<INodeExecutionData[]> {
+) {
 	const { ctx, client, i } = call;
 	const items = found.map((entry) => entry.item);
-	const jobs: number[] = [];
-	found.forEach(({ image }, n) => {
-		if (!image) return;
-		if (budget.used >= maxImages) budget.omitted++;
-		else {
-			budget.used++;
-			jobs.push(n);
-		}
-	});
+	const withImage = found.flatMap(({ image }, n) => (image ? [n] : []));
+	const jobs = withImage.slice(0, Math.max(0, maxImages - budget.used));
+	budget.used += jobs.length;
+	budget.omitted += withImage.length - jobs.length;
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
 		const image = found[n].image!;
@@ -252,10 +213,8 @@ export async function attachImages(
 			failure = error;
 		}
 		if (!ctx.continueOnFail()) throw failure;
-		items[n] = errorItem(failure, i, {
-			objectId: (image.objectId ?? null) as JsonObject[string],
-			imageUrl: image.url,
-		});
+		const objectId = (image.objectId ?? null) as JsonObject[string];
+		items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });
 	});
 	return items;
 }

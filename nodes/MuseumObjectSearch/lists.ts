@@ -22,10 +22,7 @@ const OBJECTS_PAGE_SIZE = 20;
 
 type Ctx = ILoadOptionsFunctions;
 
-/**
- * A page of a list for the editor: GET {Museum URL}{path} with the credential, bounded in time and size, redirects
- * followed on the service's origin only. `item` skips a record by returning undefined.
- */
+/** A list page for the editor: GET {Museum URL}{path}, bounded, redirects on the service's origin only. */
 async function listPage(
 	ctx: Ctx,
 	path: string,
@@ -59,34 +56,25 @@ async function listPage(
 	);
 	const checked = 'kind' in answer ? answer : checkJson(answer);
 	if ('kind' in checked) {
-		const wording = { what: 'the museum service', timeout: TIMEOUT_MS, maxBytes: MAX_BYTES };
-		const [what, advice] = describeFailure(checked, {
-			...wording,
-			sizeOption: 'size a list may have',
-		});
+		const limits = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size a list may have' };
+		const [what, advice] = describeFailure(checked, { what: 'the museum service', ...limits });
 		throw fail(`Could not load the list from ${base.url}: ${what}. ${advice}`);
 	}
 	const status = checked.statusCode;
 	if (status < 200 || status >= 300 || !checked.json) {
 		const said = shown(checked.body.toString('utf8'), redact);
-		throw fail(
-			`The museum service answered GET ${url.pathname} with HTTP ${status}${said ? `: "${said}"` : ''}`,
-		);
+		const quoted = said ? `: "${said}"` : '';
+		throw fail(`The museum service answered GET ${url.pathname} with HTTP ${status}${quoted}`);
 	}
 	const page = readPage(checked.json.value);
 	if (typeof page === 'string') throw fail(`The museum service sent ${page} for ${url.pathname}`);
-	const results = page.records.map((record) => (isPlainObject(record) ? item(record) : undefined));
+	const results = page.records.flatMap((record) => (isPlainObject(record) && item(record)) || []);
 	const more = typeof page.next === 'string' || (page.pages ?? 0) > number;
-	return {
-		results: results.filter((result) => result !== undefined),
-		...(more ? { paginationToken: String(number + 1) } : {}),
-	};
+	return { results, ...(more ? { paginationToken: String(number + 1) } : {}) };
 }
 
-/**
- * A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
- * more reliably than a name), a period as its name (the form the service documents).
- */
+// A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
+// more reliably than a name), a period as its name (the form the service documents).
 const termList = (resource: 'classification' | 'period') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
 		const wanted = filter?.trim().toLowerCase() ?? '';
@@ -102,11 +90,11 @@ const termList = (resource: 'classification' | 'period') =>
 			if (typeof name !== 'string' || !name.toLowerCase().includes(wanted)) return undefined;
 			const id = record.id ?? record[`${resource}id`];
 			const value = resource === 'classification' && id !== undefined ? String(id) : name;
+			const count = record.objectcount;
 			return {
 				name,
 				value,
-				description:
-					typeof record.objectcount === 'number' ? `${record.objectcount} objects` : undefined,
+				description: typeof count === 'number' ? `${count} objects` : undefined,
 			};
 		});
 	};
@@ -123,10 +111,8 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 	return await listPage(this, '/object', qs, token, (record) => {
 		const id = record.objectid ?? record.id;
 		if (id === undefined || id === null) return undefined;
-		const people = Array.isArray(record.people) ? record.people : [];
-		const artist = people
-			.map((p) => (isPlainObject(p) ? (p.displayname ?? p.name) : ''))
-			.find(Boolean);
+		const people = Array.isArray(record.people) ? record.people.filter(isPlainObject) : [];
+		const artist = people.map((p) => p.displayname ?? p.name).find(Boolean);
 		const title = typeof record.title === 'string' && record.title ? record.title : `Object ${id}`;
 		const about = [artist, record.dated].filter((part) => typeof part === 'string' && part);
 		return {

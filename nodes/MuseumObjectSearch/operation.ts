@@ -34,14 +34,11 @@ function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
 	const settings = getRequestSettings(ctx, i, options);
 	const convert = readOutput(ctx, i);
 	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
-	const images =
-		!asTool && ctx.getNodeParameter('downloadImages', i, false) === true
-			? readImages(ctx, i)
-			: undefined;
-	if (operation === 'get') {
-		return { objectId: readObjectId(ctx, i, asTool), convert, images, settings };
-	}
-	return { search: readSearchPlan(ctx, i, options, asTool), convert, images, settings };
+	const download = !asTool && ctx.getNodeParameter('downloadImages', i, false) === true;
+	const plan = { convert, images: download ? readImages(ctx, i) : undefined, settings };
+	return operation === 'get'
+		? { ...plan, objectId: readObjectId(ctx, i, asTool) }
+		: { ...plan, search: readSearchPlan(ctx, i, options, asTool) };
 }
 
 /** The router: one input item's operation (Search or Get), then its images; `finish` adds the run's hints. */
@@ -64,9 +61,10 @@ export function museumOperation(
 				image: images ? imageOf(record, images.width, style!) : undefined,
 			});
 			const call = { ctx, client, settings, style, map, i };
-			const found = plan.search
-				? await searchObjects(call, plan.search, cut)
-				: await getObject(call, plan.objectId!);
+			const found =
+				'search' in plan
+					? await searchObjects(call, plan.search, cut)
+					: await getObject(call, plan.objectId);
 			if (!images) return found.map(({ item }) => item);
 			budget.max = images.maxImages;
 			return await attachImages(call, images, found, budget);
@@ -74,16 +72,12 @@ export function museumOperation(
 		finish() {
 			if (cut.searches) {
 				const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
-				addHint(
-					ctx,
-					`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
-				);
+				const message = `${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`;
+				addHint(ctx, message);
 			}
 			if (budget.omitted) {
-				addHint(
-					ctx,
-					`Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
-				);
+				const message = `Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`;
+				addHint(ctx, message);
 			}
 		},
 	};

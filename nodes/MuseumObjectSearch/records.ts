@@ -106,35 +106,23 @@ export const OUTPUT: ChoiceOption<'simplified' | 'raw' | 'selected'> = {
 };
 
 /** Output: the records as they come, simplified, or Selected Fields (with the record's ID, always). */
-export function readOutput(
-	ctx: IExecuteFunctions,
-	i: number,
-): (record: IDataObject) => IDataObject {
+export function readOutput(ctx: IExecuteFunctions, i: number) {
 	const param = (name: string, fallback: unknown) =>
 		ctx.getNodeParameter(name, i, fallback as string) as unknown;
 	const output = readChoice(ctx, param(OUTPUT.name, OUTPUT.default), OUTPUT, i);
-	if (output !== 'selected') return output === 'raw' ? (record) => record : simplify;
+	if (output !== 'selected') return output === 'raw' ? (record: IDataObject) => record : simplify;
+	const field = '"Selected Fields"';
 	const chosen = param('selectedFieldList', []);
 	const list = (Array.isArray(chosen) ? chosen : [chosen]) as string[];
 	const wrong = list.findIndex((name) => !COMMON_FIELDS.includes(name));
 	if (wrong >= 0) {
-		throw fieldError(
-			ctx,
-			'"Selected Fields"',
-			i,
-			`has ${show(list[wrong])}, which is not one of ${COMMON_FIELDS.join(', ')}`,
-			'Put other record fields in Other Fields.',
-		);
+		const problem = `has ${show(list[wrong])}, which is not one of ${COMMON_FIELDS.join(', ')}`;
+		throw fieldError(ctx, field, i, problem, 'Put other record fields in Other Fields.');
 	}
 	const names = [...list, ...toList(ctx, param('otherFields', ''), 'Other Fields', i)];
 	if (!names.length) {
-		throw fieldError(
-			ctx,
-			'"Selected Fields"',
-			i,
-			'is empty while Output is Selected Fields',
-			'List the record fields to keep, e.g. objectid, title, people, or choose another Output.',
-		);
+		const fix = 'List the record fields to keep (e.g. objectid, title), or choose another Output.';
+		throw fieldError(ctx, field, i, 'is empty while Output is Selected Fields', fix);
 	}
 	// A dot reaches into an object or list; an absent field is null.
 	const paths = [...new Set(['objectid', ...names])].map(
@@ -142,7 +130,7 @@ export function readOutput(
 	);
 	const walk = (value: unknown, step: string) =>
 		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
-	return (record) => {
+	return (record: IDataObject) => {
 		const out: IDataObject = {};
 		for (const [name, path] of paths) out[name] = path.reduce(walk, record) ?? null;
 		return out;

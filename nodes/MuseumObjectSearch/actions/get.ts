@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
-import type { Call, Found } from '../operation';
+import type { Call } from '../operation';
 import { answerError } from '../records';
 
 /** An object ID as it goes in the path: no separator, and not longer than any museum's */
@@ -61,61 +61,44 @@ export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean)
 	const mode = isPlainObject(raw) ? String(raw.mode ?? '') : '';
 	const value = String((isPlainObject(raw) ? raw.value : raw) ?? '').trim();
 	if (!value && asTool) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)',
-			{ itemIndex: i },
-		);
+		const message =
+			'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)';
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i });
 	}
-	if (!value) {
-		throw fieldError(ctx, '"Object"', i, 'is empty', 'Pick an object, or give its ID or address.');
-	}
+	const field = '"Object"';
+	if (!value)
+		throw fieldError(ctx, field, i, 'is empty', 'Pick an object, or give its ID or address.');
 	if (mode !== 'url' && !/^https?:\/\//i.test(value)) {
 		if (ID.test(value)) return value;
-		throw fieldError(ctx, '"Object"', i, `has ${show(value)}, which is not an object ID`);
+		throw fieldError(ctx, field, i, `has ${show(value)}, which is not an object ID`);
 	}
 	const id = URL.canParse(value) ? OBJECT_PATH.exec(new URL(value).pathname)?.[1] : undefined;
 	if (id) return decodeURIComponent(id);
-	throw fieldError(
-		ctx,
-		'"Object"',
-		i,
-		`has the address ${show(value)}, which names no object`,
-		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.',
-	);
+	const fix =
+		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.';
+	throw fieldError(ctx, field, i, `has the address ${show(value)}, which names no object`, fix);
 }
 
 /** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
-export async function getObject(
-	{ ctx, client, settings, map, i }: Call,
-	id: string,
-): Promise<Found[]> {
+export async function getObject({ ctx, client, settings, map, i }: Call, id: string) {
 	const path = `/object/${encodeURIComponent(id)}`;
+	const request = { service: 'museum', method: 'GET', path, repeatable: true } as const;
 	let data: unknown;
 	let failure: unknown;
 	try {
-		const request = { service: 'museum' as const, method: 'GET' as const, path, repeatable: true };
 		data = (await client.request(request, settings, i)).data;
 	} catch (error) {
 		failure = error;
 	}
 	if (failure instanceof NodeApiError && failure.httpCode === '404') {
-		throw answerError(
-			ctx.getNode(),
-			'object not found',
-			`The museum service has no object with the ID "${id}" [item ${i}]`,
-			'Check the ID, or pick the object from the list. It was not retried.',
-			i,
-			'404',
-		);
+		const message = `The museum service has no object with the ID "${id}" [item ${i}]`;
+		const fix = 'Check the ID, or pick the object from the list. It was not retried.';
+		throw answerError(ctx.getNode(), 'object not found', message, fix, i, '404');
 	}
 	if (failure) throw failure;
 	if (isPlainObject(data)) return [map(data)];
-	throw answerError(
-		ctx.getNode(),
-		'record is not an object',
-		`The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`,
-		'Check the Museum URL in the Triptych API credentials: it must point at the object API.',
-		i,
-	);
+	const message = `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`;
+	const fix =
+		'Check the Museum URL in the Triptych API credentials: it must point at the object API.';
+	throw answerError(ctx.getNode(), 'record is not an object', message, fix, i);
 }

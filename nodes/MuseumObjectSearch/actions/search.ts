@@ -25,9 +25,9 @@ const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
 function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
 	const names = new Map<Filter, string>();
+	const field = '"Filter Parameter Names"';
 	for (const entry of ((options.filterNames as IDataObject)?.names ?? []) as IDataObject[]) {
 		const filter = FILTERS.find(({ key }) => key === entry.filter);
-		const field = '"Filter Parameter Names"';
 		if (!filter) throw fieldError(ctx, field, i, `names an unknown filter ${show(entry.filter)}`);
 		if (names.has(filter)) {
 			const problem = `renames the ${filter.label} filter twice`;
@@ -39,7 +39,7 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 	return names;
 }
 
-/** A search, checked; q, colours, page size and page depend on the service's style and are added when it runs. */
+/** A search, checked; colours, page size and page depend on the service's style and are added when it runs. */
 export function readSearchPlan(
 	ctx: IExecuteFunctions,
 	i: number,
@@ -57,19 +57,15 @@ export function readSearchPlan(
 	const claim = (name: string, owner: string, value?: string) => {
 		const taken = owners.get(name);
 		if (taken) {
-			throw fieldError(
-				ctx,
-				`"${owner}"`,
-				i,
-				`would send the parameter "${name}", which ${taken} already sends`,
-				'Use another parameter name, or clear one of the two fields.',
-			);
+			const problem = `would send the parameter "${name}", which ${taken} already sends`;
+			const fix = 'Use another parameter name, or clear one of the two fields.';
+			throw fieldError(ctx, `"${owner}"`, i, problem, fix);
 		}
 		owners.set(name, owner);
 		if (value !== undefined) qs[name] = value;
 	};
 
-	if (q) claim('q', 'Search');
+	if (q) claim('q', 'Search', q);
 	for (const filter of FILTERS) {
 		const read = filter.read(ctx, filters[filter.key], i);
 		const parameter = filterNames.get(filter) ?? filter.parameter;
@@ -79,7 +75,7 @@ export function readSearchPlan(
 			colors = { ...read.colors, parameter };
 		}
 	}
-	if (asTool && !q && !Object.keys(qs).length && !colors) {
+	if (asTool && !Object.keys(qs).length && !colors) {
 		throw new NodeOperationError(
 			ctx.getNode(),
 			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
@@ -107,7 +103,6 @@ export function readSearchPlan(
 	});
 	return {
 		qs,
-		q,
 		colors,
 		limit,
 		startPage: readNumber(ctx, options, PAGE, i),
@@ -115,10 +110,7 @@ export function readSearchPlan(
 	};
 }
 
-/**
- * Search: GET {Museum URL}/object, all its pages. A Limit that needs more than Max Pages returns what those pages
- * hold and counts the objects left in `cut`.
- */
+/** Search: GET {Museum URL}/object, all its pages; a Limit past Max Pages returns what they hold, counted in `cut`. */
 export async function searchObjects(
 	{ ctx, client, settings, style, map, i }: Call,
 	search: ReturnType<typeof readSearchPlan>,
@@ -128,18 +120,12 @@ export async function searchObjects(
 	const qs: IDataObject = { ...search.qs };
 	const color = search.colors ? colorQuery(ctx, search.colors, i, style) : {};
 	if (color.color) qs[search.colors!.parameter] = color.color;
-	const text = search.q || (qs.q as string | undefined);
-	if (color.q) qs.q = text ? `(${text}) AND ${color.q}` : color.q;
-	else if (text) qs.q = text;
+	if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
 	const size = Math.min(search.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 	const cap = search.maxPages * size;
 	const limited = search.limit !== undefined && search.limit > cap;
 	let total: number | undefined;
-	const {
-		items: found,
-		requests,
-		duplicates,
-	} = await fetchAllPages({
+	const { items, requests, duplicates } = await fetchAllPages({
 		limit: limited ? cap : search.limit,
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: search.startPage,
@@ -151,57 +137,43 @@ export async function searchObjects(
 			const where = url
 				? { url }
 				: { path: '/object', qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, page } };
-			const response = await client.request(
-				{ service: 'museum', method: 'GET', ...where, repeatable: true },
-				settings,
-				i,
-			);
-			const answer = readPage(response.data);
+			const request = { service: 'museum', method: 'GET', ...where, repeatable: true } as const;
+			const answer = readPage((await client.request(request, settings, i)).data);
 			if (typeof answer === 'string') {
-				throw answerError(
-					node,
-					'unexpected body shape',
-					`The museum service answered with ${answer} where a list of object records was expected [item ${i}]`,
-					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.',
-					i,
-				);
+				const message = `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`;
+				const fix =
+					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.';
+				throw answerError(node, 'unexpected body shape', message, fix, i);
 			}
 			total ??= answer.total;
 			return answer;
 		},
 		map: (record: unknown, index: number) => {
 			if (isPlainObject(record)) return map(record);
-			throw answerError(
-				node,
-				'record is not an object',
-				`The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`,
-				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.',
-				i,
-			);
+			const message = `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`;
+			const fix =
+				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.';
+			throw answerError(node, 'record is not an object', message, fix, i);
 		},
-		tooManyPages: (maxPages, kept) =>
-			new NodeOperationError(
-				node,
-				`The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records [item ${i}]`,
-				{
-					itemIndex: i,
-					description:
-						'Nothing was returned rather than part of the results. Raise "Max Pages" in the options, narrow the search with filters, or turn off Return All and set a Limit.',
-				},
-			),
+		tooManyPages: (maxPages, kept) => {
+			const message = `The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records [item ${i}]`;
+			const description =
+				'Nothing was returned rather than part of the results. Raise "Max Pages" in the options, narrow the search with filters, or turn off Return All and set a Limit.';
+			return new NodeOperationError(node, message, { itemIndex: i, description });
+		},
 	});
 	ctx.logger.debug(
-		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${found.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
+		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${items.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
 		{ itemIndex: i, pages: requests, duplicates },
 	);
-	if (!limited || found.length < cap) return found;
+	if (!limited || items.length < cap) return items;
 	const skipped = (search.startPage - 1) * size;
 	const matching = total === undefined ? search.limit! : Math.min(search.limit!, total - skipped);
-	const left = matching - found.length;
+	const left = matching - items.length;
 	if (left > 0) {
 		cut.searches++;
 		cut.left += left;
 		cut.maxPages ||= search.maxPages;
 	}
-	return found;
+	return items;
 }
