@@ -84,11 +84,7 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 	return { kind: 'refused', envelope: envelope?.status, said };
 }
 
-interface Reading extends ErrorSite {
-	attempts: number;
-	gaveUp?: GaveUp;
-	acceptText?: boolean;
-}
+type Reading = ErrorSite & { attempts: number; gaveUp?: GaveUp; acceptText?: boolean };
 
 /** Turns an answer into data, or into a clear error that never shows the key. */
 export function interpret(res: RawResponse, r: Reading): ApiResponse {

@@ -6,7 +6,6 @@ import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } fro
 import { Stopper } from './stop';
 import { ENDED, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
-import { WireFailure } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
 export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
@@ -27,11 +26,7 @@ export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' |
 const ABORTED = Symbol('aborted');
 
 /** What n8n's helper returns with returnFullResponse and a stream body. */
-interface WireAnswer {
-	statusCode: number;
-	headers?: IDataObject;
-	body?: unknown;
-}
+type WireAnswer = { statusCode: number; headers?: IDataObject; body?: unknown };
 
 /**
  * One attempt, bounded in time and size: resolves to the answer or to what went wrong, never rejects. Its deadline
@@ -98,25 +93,21 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				discard(answer.body);
 				const next = resolveLocation(location, url);
 				const nextMethod = next && (redirectedMethod(status, method) as IHttpRequestMethods);
-				const problem: RedirectProblem | undefined = !next
-					? 'notAddress'
-					: next.origin !== spec.redirects.origin
-						? 'otherOrigin'
-						: !nextMethod
-							? 'dropsBody'
-							: next.href === spec.url || seen?.has(next.href)
-								? 'loop'
-								: hop >= MAX_REDIRECTS
-									? 'tooMany'
-									: undefined;
-				const to = next?.href ?? location.slice(0, 2000);
-				if (problem)
+				const problems: Array<[RedirectProblem, unknown]> = [
+					['notAddress', !next],
+					['otherOrigin', next?.origin !== spec.redirects.origin],
+					['dropsBody', !nextMethod],
+					['loop', next?.href === spec.url || seen?.has(next?.href ?? '')],
+					['tooMany', hop >= MAX_REDIRECTS],
+				];
+				const redirect = problems.find(([, found]) => found)?.[0];
+				if (redirect)
 					return {
 						kind: 'redirect',
 						code: `HTTP ${status}`,
 						sent: true,
-						location: to,
-						redirect: problem,
+						location: next?.href ?? location.slice(0, 2000),
+						redirect,
 						method,
 					};
 				(seen ??= new Set()).add(next!.href);
@@ -141,10 +132,11 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 					() => reason ?? canceled(),
 					cutOff ? () => (cut = true) : undefined,
 				);
+				if (!Buffer.isBuffer(bytes)) return bytes;
 				answered = true;
 				return { statusCode: status, headers, body: bytes, url, ...(cut ? { cut } : {}) };
 			} catch (error) {
-				return error instanceof WireFailure ? error.failure : networkFailure(error);
+				return networkFailure(error);
 			}
 		}
 	} finally {

@@ -1,9 +1,4 @@
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-} from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
@@ -21,9 +16,7 @@ import type { ApiRequest, ApiResponse, RequestSettings } from './types';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
-	maxBytes: number;
-}
+export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
 /** A service's base address, its origin, and how requests go there (with the key or without) */
 type Target = { url: string; origin: string; send: Sender };
@@ -33,7 +26,7 @@ type Target = { url: string; origin: string; send: Sender };
  * helpers (so proxies and n8n's settings apply), with the API key only on requests to the service's own origin.
  */
 export class TriptychClient {
-	private credentials?: Promise<IDataObject>;
+	private credentials?: Promise<ICredentialDataDecryptedObject>;
 	private apiKey = '';
 	/** n8n's Stop for this execution: it also ends the requests under way */
 	private readonly stopped: Stopper;
@@ -41,7 +34,8 @@ export class TriptychClient {
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
 	private readonly targets = new Map<Service, Target>();
-	private theNode?: INode;
+	/** Read once: n8n's `getNode()` copies the node deeply on every call */
+	private readonly node: INode;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
@@ -49,16 +43,10 @@ export class TriptychClient {
 		private readonly ctx: IExecuteFunctions,
 		private readonly concurrency: number,
 	) {
-		const get = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined })
-			.getExecutionCancelSignal;
-		this.stopped = new Stopper(typeof get === 'function' ? get.call(ctx) : undefined);
+		// absent from older n8n versions
+		this.stopped = new Stopper(ctx.getExecutionCancelSignal?.());
 		this.cancel = new Stopper(this.stopped);
-	}
-
-	/** The node (n8n's `getNode()` copies it deeply on every call). */
-	private get node(): INode {
-		this.theNode ??= this.ctx.getNode();
-		return this.theNode;
+		this.node = ctx.getNode();
 	}
 
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
@@ -98,14 +86,11 @@ export class TriptychClient {
 			cancel: this.stopped,
 		};
 		const { repeatable, noRetryAdvice, acceptText } = req;
-		const outcome = await this.withRetries(
-			service,
-			async () => {
-				const answer = await attempt(target.send, spec);
-				return 'kind' in answer ? answer : checkJson(answer);
-			},
-			{ settings, repeatable, noRetryAdvice },
-		);
+		const send = async () => {
+			const answer = await attempt(target.send, spec);
+			return 'kind' in answer ? answer : checkJson(answer);
+		};
+		const outcome = await this.withRetries(service, send, { settings, repeatable, noRetryAdvice });
 		const { attempts, gaveUp } = outcome;
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
 		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
@@ -154,7 +139,7 @@ export class TriptychClient {
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
 		}
-		const redact = this.redact;
+		const { redact } = this;
 		const log = (text: string, meta: Record<string, unknown>) =>
 			this.ctx.logger.debug(`Triptych: ${name}: ${redact(text)}`, redactAll(meta, redact));
 		const outcome = await withRetries(send, { ...retries, ...entry, log });
@@ -162,8 +147,8 @@ export class TriptychClient {
 		return outcome;
 	}
 
-	private async getCredentials(): Promise<IDataObject> {
-		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE) as Promise<IDataObject>;
+	private async getCredentials() {
+		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE);
 		const credentials = await this.credentials;
 		this.apiKey = String(credentials.apiKey ?? '');
 		return credentials;
@@ -185,13 +170,8 @@ export class TriptychClient {
 		const { problem } = keyRule(credentials, origin);
 		if (problem) throw fail([`The API key cannot be sent to ${origin}`, problem]);
 		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
-		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
-		const credentialsDecrypted = {
-			id: reference?.id ?? '',
-			name: reference?.name ?? '',
-			type: CREDENTIALS_TYPE,
-			data: credentials as ICredentialDataDecryptedObject,
-		};
+		const { id, name = '' } = this.node.credentials?.[CREDENTIALS_TYPE] ?? {};
+		const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data: credentials };
 		const authenticated: Sender = async (options) =>
 			await this.ctx.helpers.httpRequestWithAuthentication.call(
 				this.ctx,

@@ -2,7 +2,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_WAIT_MS } from './limiter';
-import { MAX_REDIRECTS, originOf } from './origin';
+import { MAX_REDIRECTS, originOf, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from './services';
 import { redactAll } from './text';
@@ -22,11 +22,8 @@ const STATUS_HINTS: Record<string, string> = {
 	'5xx': 'The service failed. Try again later, or raise "Max Attempts" in the node options.',
 };
 
-export function hint(code: string, label: string): string {
-	const text =
-		STATUS_HINTS[code] ?? (code.startsWith('5') ? STATUS_HINTS['5xx'] : STATUS_HINTS['400']);
-	return text.replace('{label}', label);
-}
+export const hint = (code: string, label: string): string =>
+	(STATUS_HINTS[code] ?? STATUS_HINTS[code[0] === '5' ? '5xx' : '400']).replace('{label}', label);
 
 /** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
 export interface ErrorSite {
@@ -36,12 +33,11 @@ export interface ErrorSite {
 	redact: (text: string) => string;
 }
 
+/** `message` without the item number (added here); `details`: what n8n's panel shows under "Error details" */
 interface ErrorParts extends ErrorSite {
-	/** The item-free message (the item number is added here) */
 	message: string;
 	description: string;
 	httpCode?: string;
-	/** What n8n's error panel shows under "Error details" */
 	details: IDataObject;
 }
 
@@ -124,13 +120,8 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 
 function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
-	let path = to;
-	try {
-		const url = new URL(to);
-		path = url.pathname + url.search;
-	} catch {
-		// not an address: said as it came
-	}
+	const url = webAddress(to);
+	const path = url ? url.pathname + url.search : to;
 	const problems: Record<RedirectProblem, string> = {
 		otherOrigin: 'to another origin',
 		notAddress: `to "${to.slice(0, 200)}", which is not a web address`,

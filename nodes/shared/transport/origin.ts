@@ -16,7 +16,7 @@ import {
 type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
 
 /** `text` as an http(s) address (relative to `base` when given), or undefined. */
-function webAddress(text: string, base?: string): URL | undefined {
+export function webAddress(text: string, base?: string): URL | undefined {
 	try {
 		const url = new URL(text, base);
 		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;

@@ -28,10 +28,7 @@ const DEFAULT_NO_RETRY_ADVICE =
 	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
 
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
-export interface GaveUp {
-	unsafe: boolean;
-	text: string;
-}
+export type GaveUp = { unsafe: boolean; text: string };
 
 /** The last answer or failure, the attempts it took, the waits the service announced, and why retries ended. */
 export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {

@@ -33,11 +33,7 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 }
 
 /** What a service's rate-limit headers say: requests left in its window, when that resets, and its size. */
-export interface Quota {
-	remaining: number;
-	resetAt: number;
-	limit?: number;
-}
+export type Quota = { remaining: number; resetAt: number; limit?: number };
 
 /** The parameters of a structured-field list's member named `name` (or of its first member). */
 function member(value: string | undefined, name?: string): Record<string, string> | undefined {

@@ -3,14 +3,15 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 import type { Service } from './services';
 import type { Stopper } from './stop';
 
-/** The node options of a call (times in ms). `timeout` bounds a whole attempt; `maxAttempts` counts the first. */
+/**
+ * The node options of a call (times in ms). `timeout` bounds a whole attempt; `maxAttempts` counts the first;
+ * `retryDelay` is the first backoff, doubled per retry; `maxResponseBytes` bounds the decoded answer.
+ */
 export interface RequestSettings {
 	timeout: number;
 	maxAttempts: number;
-	/** First backoff delay; doubled on each retry, with jitter */
 	retryDelay: number;
 	maxRetryWait: number;
-	/** Largest decoded answer accepted, in bytes */
 	maxResponseBytes: number;
 }
 
@@ -23,10 +24,7 @@ export interface ApiRequest {
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[] | string;
 	headers?: IDataObject;
-	/**
-	 * Whether sending the request twice is harmless (a POST only with an idempotency key). One that is not is
-	 * retried only when it certainly did not reach the service (connection refused, DNS failure, 429).
-	 */
+	/** Whether sending it twice is harmless; if not, it is retried only when it surely did not reach the service */
 	repeatable: boolean;
 	/** Shown when a request that is not repeatable was not retried: how to make retries safe */
 	noRetryAdvice?: string;
@@ -45,16 +43,17 @@ export interface ApiResponse {
 	attempts: number;
 }
 
-/** One answer as it came off the wire: the decoded body, read in full and within the size limit. */
+/**
+ * One answer as it came off the wire, its decoded body read in full within the size limit. `url`: the address that
+ * answered (after same-origin redirects); `json`: the body parsed by checkJson; `cut`: the body is the first
+ * `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff).
+ */
 export interface RawResponse {
 	statusCode: number;
 	headers: IDataObject;
 	body: Buffer;
-	/** The address that answered (after same-origin redirects) */
 	url: string;
-	/** The body parsed as JSON, when it was JSON (by checkJson, which also checks the transfer is complete) */
 	json?: { value: unknown };
-	/** The body is the first `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff) */
 	cut?: boolean;
 }
 
@@ -64,9 +63,9 @@ export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop
  * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service.
  * - `network`: no usable answer (refused, reset, DNS…); `timeout`: the attempt passed `timeoutMs`;
  * - `broken`: the answer stopped halfway (dropped mid-body, or a 2xx whose JSON is cut off);
- * - never retried: `tooLarge` (past `limit` bytes), `redirect` (to `location`, not followed for `redirect`'s reason),
- *   `canceled` (Stop, or `halted`: the node stopping after another item failed), `paused` (the service asked every
- *   request to wait `waitMs`, longer than allowed; `quota`: its quota resets then).
+ * - never retried: `tooLarge` (past `limit` bytes), `redirect` (of `method` to `location`, not followed for
+ *   `redirect`'s reason), `canceled` (Stop, or `halted`: the node stopping after another item failed), `paused` (the
+ *   service asked every request to wait `waitMs`, longer than allowed; `quota`: its quota resets then).
  */
 export interface Failure {
 	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
@@ -77,28 +76,17 @@ export interface Failure {
 	limit?: number;
 	location?: string;
 	redirect?: RedirectProblem;
-	/** For `redirect`: the method of the request redirected */
 	method?: string;
 	halted?: string;
 	waitMs?: number;
 	quota?: boolean;
 }
 
-export class WireFailure extends Error {
-	constructor(readonly failure: Failure) {
-		super(failure.kind);
-	}
-}
-
 /** How an answer bears on the service's capacity. */
 export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
 
 /** A request let through: when, at what level in flight, and its place in the order of sends. */
-export interface Ticket {
-	sentAt: number;
-	level: number;
-	seq: number;
-}
+export type Ticket = { sentAt: number; level: number; seq: number };
 
 /** One node run's side: its Concurrency cap, its Stop, its requests in flight and those waiting for a slot. */
 export interface Run {
