@@ -16,7 +16,6 @@ export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' |
 	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
 	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
 	timeout: number;
-	/** Largest decoded body, in bytes */
 	maxBytes: number;
 	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
 	cutOff?: boolean;
@@ -40,9 +39,8 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 		ending.subscribe(() => resolve(ABORTED)),
 	);
 	let reason: Failure | undefined;
-	let over = false;
 	const end = (failure: Failure) => {
-		if (over || ending.aborted) return;
+		if (ending.aborted) return;
 		reason = failure;
 		ending.stop();
 		controller.abort(ENDED);
@@ -140,7 +138,6 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			}
 		}
 	} finally {
-		over = true;
 		unsubscribe?.();
 		timer.stop();
 		// an attempt that did not end with a whole answer also ends whatever n8n's client still does for it
@@ -149,9 +146,8 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 }
 
 export function header(headers: IDataObject, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	if (value === undefined || value === null) return undefined;
-	return String(Array.isArray(value) ? value[0] : value);
+	const value = headers[name] ?? headers[name.toLowerCase()] ?? undefined;
+	return value === undefined ? undefined : String(Array.isArray(value) ? value[0] : value);
 }
 
 function canceled(): Failure {
@@ -163,7 +159,6 @@ const NOT_SENT_CODES = new Set(
 	'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
 );
 
-/** What went wrong on the wire, and whether the request may have reached the service. */
 function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');

@@ -17,9 +17,8 @@ const isBodyStream = (value: unknown): value is BodyStream =>
 	typeof (value as BodyStream).destroy === 'function';
 
 /**
- * Throws away an answer's body (a redirect's, one too large, one that arrived too late). n8n's client hands over a
- * wrapper that starts reading the real response only once it is read: destroyed unread, the response would stay
- * paused and keep its socket open, so one chunk is read first.
+ * Throws away an answer's body. n8n's client hands over a wrapper that reads the response only once it is read:
+ * destroyed unread, the response would stay paused and keep its socket open, so one chunk is read first.
  */
 export function discard(body: unknown): void {
 	if (!isBodyStream(body)) return;
@@ -33,10 +32,8 @@ export function tooLarge(limit: number): Failure {
 }
 
 /**
- * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
- * past `limit` it stops at once with `tooLarge`, so an answer that inflates to gigabytes never takes more than
- * `limit` of memory; with `onCut` it keeps the first `limit` bytes instead. A connection that drops before the end
- * gives `broken`; `stop` (the deadline or Stop) destroys the stream and gives its reason.
+ * Reads a body, counting decoded bytes (n8n inflates gzip/deflate/br first): past `limit` it stops at once (`tooLarge`,
+ * or with `onCut` the first `limit` bytes), so an answer that inflates to gigabytes takes at most `limit` of memory.
  */
 export async function readBody(
 	body: unknown,

@@ -18,7 +18,6 @@ const MAX_IMAGE_DOWNLOADS = 8;
 
 export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
-/** A service's base address, its origin, and how requests go there (with the key or without) */
 type Target = { url: string; origin: string; send: Sender };
 
 /**
@@ -154,7 +153,6 @@ export class TriptychClient {
 		return credentials;
 	}
 
-	/** The service's base address (validated, without trailing slashes), its origin, and how to send there. */
 	private async target(service: Service, itemIndex: number): Promise<Target> {
 		const known = this.targets.get(service);
 		if (known) return known;
@@ -190,12 +188,12 @@ export class TriptychClient {
 		const target = resolveLink(link, base.url);
 		if (target?.origin === base.origin) return target.toString();
 		const { label, name } = SERVICES[where.service];
-		const [message, description] = target
+		const said: [string, string] = target
 			? [
 					`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
 					`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
 				]
 			: [`The ${name} sent a next-page link that is not an address`, link.slice(0, 200)];
-		throw apiError({ ...where, message, description, details: { message } });
+		throw apiError(where, said, { message: said[0] });
 	}
 }

@@ -33,20 +33,17 @@ export interface ErrorSite {
 	redact: (text: string) => string;
 }
 
-/** `message` without the item number (added here); `details`: what n8n's panel shows under "Error details" */
-interface ErrorParts extends ErrorSite {
-	message: string;
-	description: string;
-	httpCode?: string;
-	details: IDataObject;
-}
-
-export function apiError(parts: ErrorParts): NodeApiError {
-	const { redact, httpCode, itemIndex } = parts;
-	const details = { ...parts.details, ...(httpCode ? { httpCode } : {}) };
-	return new NodeApiError(parts.node, redactAll(details, redact) as JsonObject, {
-		message: redact(`${parts.message} [item ${itemIndex}]`),
-		description: redact(parts.description),
+/** An item's error: `message` without the item number (added here); `details`: n8n's "Error details" */
+export function apiError(
+	{ node, itemIndex, redact }: ErrorSite,
+	[message, description]: [string, string],
+	details: IDataObject,
+	httpCode?: string,
+): NodeApiError {
+	const all = { ...details, ...(httpCode ? { httpCode } : {}) };
+	return new NodeApiError(node, redactAll(all, redact) as JsonObject, {
+		message: redact(`${message} [item ${itemIndex}]`),
+		description: redact(description),
 		httpCode,
 		itemIndex,
 	});
@@ -61,10 +58,7 @@ export interface Wording {
 	sizeOption: string;
 }
 
-/**
- * The one wording of failures, for the nodes, image downloads and the credential Test: a message and what to do.
- * The caller redacts them (they quote what a service or a network library said).
- */
+/** The one wording of failures (message, what to do) for nodes, images and the Test; the caller redacts them. */
 export function describeFailure(failure: Failure, w: Wording): [string, string] {
 	const What = cap(w.what);
 	const check = w.label
@@ -140,29 +134,27 @@ export function failureError(
 	limits: { timeout: number; maxResponseBytes: number },
 ): NodeApiError {
 	const { label, name } = SERVICES[parts.service];
-	const [message, advice] = describeFailure(failure, {
+	const { timeout, maxResponseBytes: maxBytes } = limits;
+	const wording = {
 		what: `the ${name}`,
 		label,
-		timeout: limits.timeout,
-		maxBytes: limits.maxResponseBytes,
+		timeout,
+		maxBytes,
 		sizeOption: 'Max Response Size',
-	});
+	};
+	const [message, advice] = describeFailure(failure, wording);
 	let description = advice;
 	if (gaveUp?.unsafe)
 		description += ` The request had been sent, so the service may have acted on it already. ${gaveUp.text}`;
 	else if (gaveUp) description += ` It ${gaveUp.text}.`;
-	return apiError({
-		...parts,
-		message,
-		description,
-		httpCode: failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined,
-		// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
-		details: {
-			message: `${message}.`,
-			networkCode: failure.code,
-			reason: failure.detail ?? failure.kind,
-		},
-	});
+	const httpCode = failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined;
+	// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
+	const details = {
+		message: `${message}.`,
+		networkCode: failure.code,
+		reason: failure.detail ?? failure.kind,
+	};
+	return apiError(parts, [message, description], details, httpCode);
 }
 
 const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

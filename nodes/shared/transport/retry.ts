@@ -30,7 +30,6 @@ const DEFAULT_NO_RETRY_ADVICE =
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
 export type GaveUp = { unsafe: boolean; text: string };
 
-/** The last answer or failure, the attempts it took, the waits the service announced, and why retries ended. */
 export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	attempts: number;
 	announcedMs: number;
@@ -88,18 +87,18 @@ export async function withRetries(
 		if (status === 429 && settings.maxAttempts > 1) rateLimited++;
 		else counted++;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
-		let gaveUp: GaveUp | undefined;
-		if (status !== 429 && !(failure && !failure.sent) && !policy.repeatable)
-			gaveUp = { unsafe: true, text: policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE };
-		else if (counted >= settings.maxAttempts) gaveUp = { unsafe: false, text: tries };
-		else if (rateLimited >= MAX_RATE_LIMITED)
-			gaveUp = { unsafe: false, text: `${tries}: refused ${rateLimited} times with HTTP 429` };
-		else if (delay > settings.maxRetryWait - waited)
-			gaveUp = {
-				unsafe: false,
-				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
-			};
-		if (gaveUp) return { ...last, attempts: attempt, announcedMs, gaveUp };
+		const unsafe = status !== 429 && !(failure && !failure.sent) && !policy.repeatable;
+		const text = unsafe
+			? (policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE)
+			: counted >= settings.maxAttempts
+				? tries
+				: rateLimited >= MAX_RATE_LIMITED
+					? `${tries}: refused ${rateLimited} times with HTTP 429`
+					: delay > settings.maxRetryWait - waited
+						? `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`
+						: undefined;
+		if (text !== undefined)
+			return { ...last, attempts: attempt, announcedMs, gaveUp: { unsafe, text } };
 
 		const what = failure ? `${failure.code} (${failure.detail ?? failure.kind})` : `HTTP ${status}`;
 		const which =

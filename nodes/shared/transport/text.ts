@@ -1,7 +1,6 @@
 import { isPlainObject } from '../validation';
 import { KEY_PARAMETER } from './services';
 
-/** What a service said, made fit to show: cut before any pattern runs on it, the key removed, shortened. */
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 /** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
@@ -12,8 +11,8 @@ const KEY_PIECE = 8;
 export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
 
 /**
- * Removes the API key from text: each of its forms, and any piece of `KEY_PIECE` characters or more (a cut may have
- * left part of it); keys under 4 characters are left, they would mangle the text. Also `apikey=` values and Bearer tokens.
+ * Removes the API key from text, any piece of it too (a cut may have left part), and `apikey=` values and Bearer
+ * tokens; keys under 4 characters are left, they would mangle the text.
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;

@@ -111,10 +111,8 @@ export async function wait(wanted: number, stop?: AbortSignal | Stopper): Promis
 		unsubscribe = stopper.subscribe(resolve);
 	});
 	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
-	try {
-		await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
-	} finally {
-		unsubscribe();
-		controller.abort(ENDED);
-	}
+	// neither rejects
+	await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
+	unsubscribe();
+	controller.abort(ENDED);
 }

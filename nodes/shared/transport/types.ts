@@ -3,10 +3,7 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 import type { Service } from './services';
 import type { Stopper } from './stop';
 
-/**
- * The node options of a call (times in ms). `timeout` bounds a whole attempt; `maxAttempts` counts the first;
- * `retryDelay` is the first backoff, doubled per retry; `maxResponseBytes` bounds the decoded answer.
- */
+/** The node options of a call (times in ms); `maxAttempts` counts the first, `retryDelay` is the first backoff. */
 export interface RequestSettings {
 	timeout: number;
 	maxAttempts: number;
@@ -43,17 +40,16 @@ export interface ApiResponse {
 	attempts: number;
 }
 
-/**
- * One answer as it came off the wire, its decoded body read in full within the size limit. `url`: the address that
- * answered (after same-origin redirects); `json`: the body parsed by checkJson; `cut`: the body is the first
- * `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff).
- */
+/** One answer as it came off the wire: the decoded body, read in full and within the size limit. */
 export interface RawResponse {
 	statusCode: number;
 	headers: IDataObject;
 	body: Buffer;
+	/** The address that answered (after same-origin redirects) */
 	url: string;
+	/** The body parsed as JSON, when it was JSON (by checkJson, which also checks the transfer is complete) */
 	json?: { value: unknown };
+	/** The body is the first `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff) */
 	cut?: boolean;
 }
 
