@@ -3,7 +3,7 @@ import { isPlainObject } from '../validation';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
-import { MAX_TEXT, cut, gist, isHtml, shown } from './text';
+import { MAX_TEXT, type Redact, cut, gist, isHtml, shown } from './text';
 import type { ApiResponse, Failure, RawResponse } from './types';
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -28,17 +28,13 @@ function isCutOff(text: string, error: Error): boolean {
 	return position !== null && Number(position[1]) >= text.length;
 }
 
-export function isEnvelope(
-	body: unknown,
-): body is { status: string; data?: unknown; message?: unknown } {
+type Envelope = { status: string; data?: unknown; message?: unknown };
+export function isEnvelope(body: unknown): body is Envelope {
 	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-export function extractMessage(
-	body: unknown,
-	redact: (text: string) => string,
-): string | undefined {
+export function extractMessage(body: unknown, redact: Redact): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -59,7 +55,7 @@ export type Judgement =
 	| { kind: 'page'; html: boolean; said: string; contentType: string }
 	| { kind: 'refused'; envelope?: string; said: string };
 
-export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
+export function judge(res: RawResponse, redact: Redact): Judgement {
 	const ok = isOk(res.statusCode);
 	if (!res.json) {
 		const text = res.body.toString('utf8');

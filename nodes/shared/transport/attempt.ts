@@ -35,10 +35,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	const controller = new AbortController();
 	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
 	const ending = new Stopper();
-	const aborted = new Promise<typeof ABORTED>((resolve) =>
-		ending.subscribe(() => resolve(ABORTED)),
-	);
+	const aborted = new Promise<typeof ABORTED>((done) => ending.subscribe(() => done(ABORTED)));
 	let reason: Failure | undefined;
+	const abortReason = () => reason ?? canceled();
 	const end = (failure: Failure) => {
 		if (ending.aborted) return;
 		reason = failure;
@@ -71,19 +70,17 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				timeout: spec.timeout,
 				abortSignal: controller.signal,
 			});
-			let answer: WireAnswer | typeof ABORTED;
-			try {
-				answer = (await Promise.race([aborted, pending])) as WireAnswer | typeof ABORTED;
-			} catch (error) {
-				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
-			}
+			const answer = await Promise.race([aborted, pending as Promise<WireAnswer>]).catch(
+				(error: unknown) => reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error)),
+			);
 			if (answer === ABORTED) {
 				pending.then(
-					(late) => discard((late as { body?: unknown })?.body),
+					(late) => discard((late as WireAnswer)?.body),
 					() => undefined,
 				);
-				return reason ?? canceled();
+				return abortReason();
 			}
+			if ('kind' in answer) return answer;
 			const status = answer.statusCode;
 			const headers = answer.headers ?? {};
 			const location = header(headers, 'location');
@@ -117,22 +114,15 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			}
 			const declared = Number(header(headers, 'content-length'));
 			const cutOff = spec.cutOff === true && status >= 200 && status < 300;
-			let cut = false;
 			if (!cutOff && !header(headers, 'content-encoding') && declared > spec.maxBytes) {
 				discard(answer.body);
 				return tooLarge(spec.maxBytes);
 			}
 			try {
-				const bytes = await readBody(
-					answer.body,
-					spec.maxBytes,
-					ending,
-					() => reason ?? canceled(),
-					cutOff ? () => (cut = true) : undefined,
-				);
-				if (!Buffer.isBuffer(bytes)) return bytes;
+				const read = await readBody(answer.body, spec.maxBytes, ending, abortReason, cutOff);
+				if ('kind' in read) return read;
 				answered = true;
-				return { statusCode: status, headers, body: bytes, url, ...(cut ? { cut } : {}) };
+				return { statusCode: status, headers, url, ...read };
 			} catch (error) {
 				return networkFailure(error);
 			}
@@ -150,9 +140,7 @@ export function header(headers: IDataObject, name: string): string | undefined {
 	return value === undefined ? undefined : String(Array.isArray(value) ? value[0] : value);
 }
 
-function canceled(): Failure {
-	return { kind: 'canceled', code: 'ECANCELED', sent: true };
-}
+const canceled = (): Failure => ({ kind: 'canceled', code: 'ECANCELED', sent: true });
 
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
 const NOT_SENT_CODES = new Set(

@@ -2,15 +2,8 @@ import type { Stopper } from './stop';
 import type { Failure } from './types';
 
 type Listener = (...args: unknown[]) => void;
-/** The part of a Node.js readable stream read here (n8n hands over axios' response stream). */
-interface BodyStream {
-	on(event: string, listener: Listener): unknown;
-	once(event: string, listener: Listener): unknown;
-	removeListener(event: string, listener: Listener): unknown;
-	resume(): unknown;
-	destroy(): unknown;
-	readableEnded?: boolean;
-}
+/** n8n hands over axios' response stream */
+type BodyStream = NodeJS.ReadableStream & { destroy(): unknown; readableEnded?: boolean };
 
 const isBodyStream = (value: unknown): value is BodyStream =>
 	typeof (value as BodyStream | null)?.on === 'function' &&
@@ -33,41 +26,40 @@ export function tooLarge(limit: number): Failure {
 
 /**
  * Reads a body, counting decoded bytes (n8n inflates gzip/deflate/br first): past `limit` it stops at once (`tooLarge`,
- * or with `onCut` the first `limit` bytes), so an answer that inflates to gigabytes takes at most `limit` of memory.
+ * or with `cutOff` the first `limit` bytes), so an answer that inflates to gigabytes takes at most `limit` of memory.
  */
 export async function readBody(
 	body: unknown,
 	limit: number,
 	stop: Stopper,
 	abortReason: () => Failure,
-	onCut?: () => void,
-): Promise<Buffer | Failure> {
-	if (Buffer.isBuffer(body)) return body;
-	if (typeof body === 'string') return Buffer.from(body, 'utf8');
-	if (body === undefined || body === null) return Buffer.alloc(0);
-	if (!isBodyStream(body)) return Buffer.from(JSON.stringify(body), 'utf8');
+	cutOff?: boolean,
+): Promise<{ body: Buffer; cut?: true } | Failure> {
+	if (Buffer.isBuffer(body)) return { body };
+	if (typeof body === 'string') return { body: Buffer.from(body, 'utf8') };
+	if (body === undefined || body === null) return { body: Buffer.alloc(0) };
+	if (!isBodyStream(body)) return { body: Buffer.from(JSON.stringify(body), 'utf8') };
 	const stream = body;
 	return await new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		let settled = false;
 		let unsubscribe: () => void = () => undefined;
-		const finish = (failure?: Failure, cut = false) => {
+		const finish = (failure?: Failure, cut?: true) => {
 			if (settled) return;
 			settled = true;
 			for (const [event, listener] of listeners) stream.removeListener(event, listener);
 			unsubscribe();
 			if (failure || cut) stream.destroy();
-			resolve(failure ?? Buffer.concat(chunks, Math.min(size, limit)));
+			if (failure) return resolve(failure);
+			resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), ...(cut && { cut }) });
 		};
 		const onData = (chunk: unknown) => {
 			const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8');
 			size += piece.length;
-			if (size > limit && !onCut) return finish(tooLarge(limit));
+			if (size > limit && !cutOff) return finish(tooLarge(limit));
 			chunks.push(piece.subarray(0, piece.length - Math.max(0, size - limit)));
-			if (size <= limit) return;
-			onCut?.();
-			finish(undefined, true);
+			if (size > limit) finish(undefined, true);
 		};
 		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
 		// the deadline or Stop, not a broken transfer

@@ -11,7 +11,7 @@ import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
 import { redactAll, redactKey } from './text';
-import type { ApiRequest, ApiResponse, RequestSettings } from './types';
+import type { ApiRequest, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
@@ -20,14 +20,11 @@ export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { max
 
 type Target = { url: string; origin: string; send: Sender };
 
-/**
- * The one way the nodes talk to their services, one client per node execution. It sends through n8n's request
- * helpers (so proxies and n8n's settings apply), with the API key only on requests to the service's own origin.
- */
+/** The one way the nodes talk to their services, one per node execution, through n8n's request helpers. */
 export class TriptychClient {
 	private credentials?: Promise<ICredentialDataDecryptedObject>;
 	private apiKey = '';
-	/** n8n's Stop for this execution: it also ends the requests under way */
+	/** n8n's Stop for this execution (absent from older n8n versions): it also ends the requests under way */
 	private readonly stopped: Stopper;
 	/** Stop, or the node stopping after a failed item: nothing more is started, waits end */
 	readonly cancel: Stopper;
@@ -42,7 +39,6 @@ export class TriptychClient {
 		private readonly ctx: IExecuteFunctions,
 		private readonly concurrency: number,
 	) {
-		// absent from older n8n versions
 		this.stopped = new Stopper(ctx.getExecutionCancelSignal?.());
 		this.cancel = new Stopper(this.stopped);
 		this.node = ctx.getNode();
@@ -64,11 +60,7 @@ export class TriptychClient {
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
-	async request(
-		req: ApiRequest,
-		settings: RequestSettings,
-		itemIndex: number,
-	): Promise<ApiResponse> {
+	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { service } = req;
 		const where: ErrorSite = { node: this.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
@@ -99,10 +91,7 @@ export class TriptychClient {
 		return answer;
 	}
 
-	/**
-	 * GET for files (museum images): never authenticated, so the API key cannot reach the image host or a CDN it
-	 * redirects to; redirects are followed wherever they go. Same time and size bounds and retries as API requests.
-	 */
+	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
 	async download(url: string, settings: DownloadSettings): Promise<Outcome> {
 		const spec: AttemptSpec = {
 			url,
@@ -138,9 +127,11 @@ export class TriptychClient {
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
 		}
-		const { redact } = this;
 		const log = (text: string, meta: Record<string, unknown>) =>
-			this.ctx.logger.debug(`Triptych: ${name}: ${redact(text)}`, redactAll(meta, redact));
+			this.ctx.logger.debug(
+				`Triptych: ${name}: ${this.redact(text)}`,
+				redactAll(meta, this.redact),
+			);
 		const outcome = await withRetries(send, { ...retries, ...entry, log });
 		this.announcedMs += outcome.announcedMs;
 		return outcome;

@@ -5,7 +5,7 @@ import { MAX_WAIT_MS } from './limiter';
 import { MAX_REDIRECTS, originOf, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from './services';
-import { redactAll } from './text';
+import { type Redact, redactAll } from './text';
 import type { Failure, RedirectProblem } from './types';
 
 export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './text';
@@ -26,12 +26,7 @@ export const hint = (code: string, label: string): string =>
 	(STATUS_HINTS[code] ?? STATUS_HINTS[code[0] === '5' ? '5xx' : '400']).replace('{label}', label);
 
 /** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
-export interface ErrorSite {
-	node: INode;
-	service: Service;
-	itemIndex: number;
-	redact: (text: string) => string;
-}
+export type ErrorSite = { node: INode; service: Service; itemIndex: number; redact: Redact };
 
 /** An item's error: `message` without the item number (added here); `details`: n8n's "Error details" */
 export function apiError(
@@ -60,21 +55,18 @@ export interface Wording {
 
 /** The one wording of failures (message, what to do) for nodes, images and the Test; the caller redacts them. */
 export function describeFailure(failure: Failure, w: Wording): [string, string] {
-	const What = cap(w.what);
+	const What = w.what.charAt(0).toUpperCase() + w.what.slice(1);
 	const check = w.label
 		? `Check the ${w.label} in the Triptych API credentials`
 		: 'Check the address';
 	switch (failure.kind) {
 		case 'redirect':
-			return failure.redirect === 'otherOrigin'
-				? [
-						`${What} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
-						`The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`,
-					]
-				: [
-						`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
-						`${check}: set it to the address the service really answers at.`,
-					];
+			return [
+				`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
+				failure.redirect === 'otherOrigin'
+					? `The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`
+					: `${check}: set it to the address the service really answers at.`,
+			];
 		case 'tooLarge':
 			return [
 				`${What}'s answer is larger than the ${w.sizeOption} (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
@@ -117,7 +109,7 @@ function redirectProblem(failure: Failure): string {
 	const url = webAddress(to);
 	const path = url ? url.pathname + url.search : to;
 	const problems: Record<RedirectProblem, string> = {
-		otherOrigin: 'to another origin',
+		otherOrigin: `to another origin (${originOf(to)})`,
 		notAddress: `to "${to.slice(0, 200)}", which is not a web address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,
@@ -156,8 +148,6 @@ export function failureError(
 	};
 	return apiError(parts, [message, description], details, httpCode);
 }
-
-const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function megabytes(bytes: number): string {
 	const mb = bytes / 1024 / 1024;

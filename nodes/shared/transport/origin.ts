@@ -14,6 +14,8 @@ import {
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
 type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
+type KeyRule = { key?: KeyPlacement; problem?: string };
+const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 /** `text` as an http(s) address (relative to `base` when given), or undefined. */
 export function webAddress(text: string, base?: string): URL | undefined {
@@ -65,9 +67,8 @@ export function baseUrlProblem(
 }
 
 /** What is wrong with an address, for the credential and its Test (one sentence with the fix). */
-export function notWebAddress(label: string, raw: unknown): string {
-	return `The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
-}
+export const notWebAddress = (label: string, raw: unknown): string =>
+	`The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
 
 /** Every request asks for the origins of the same few base addresses: each address is parsed once. */
 const baseOrigins = new Map<string, string | undefined>();
@@ -86,10 +87,7 @@ function baseOrigin(credentials: IDataObject, service: Service): string | undefi
  * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
  * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
  */
-export function keyRule(
-	credentials: IDataObject,
-	origin: string,
-): { key?: KeyPlacement; problem?: string } {
+export function keyRule(credentials: IDataObject, origin: string): KeyRule {
 	const there = SERVICE_NAMES.filter(
 		(service) => sendsKey(credentials, service) && baseOrigin(credentials, service) === origin,
 	);
@@ -112,31 +110,26 @@ export function applyKey(
 	credentials: IDataObject,
 	options: IHttpRequestOptions,
 ): IHttpRequestOptions {
+	const { baseURL, ...rest } = options;
 	const raw = String(options.url ?? '');
-	const url = options.baseURL
-		? webAddress(raw.replace(/^\/+/, ''), String(options.baseURL).replace(/\/*$/, '/'))
+	const url = baseURL
+		? webAddress(raw.replace(/^\/+/, ''), String(baseURL).replace(/\/*$/, '/'))
 		: webAddress(raw);
 	if (!url) {
-		const address = bare(options.baseURL ?? raw);
+		const address = bare(baseURL ?? raw);
 		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
 		throw new Error(notWebAddress(entry?.label ?? 'address', address));
 	}
 	const rule = keyRule(credentials, url.origin);
 	if (rule.problem) throw new Error(rule.problem);
 	const key = String(credentials.apiKey ?? '');
-	const moved = (): IHttpRequestOptions => {
-		const out = { ...options, url: url.href };
-		delete out.baseURL;
-		return out;
-	};
+	const moved = (): IHttpRequestOptions => ({ ...rest, url: url.href });
 	switch (rule.key?.in) {
 		case 'bearer':
 			return { ...options, headers: { ...options.headers, Authorization: `Bearer ${key}` } };
 		case 'query': {
-			const kept = url.search.slice(1).split('&');
-			url.search = kept
-				.filter((part) => part && !new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i').test(part))
-				.join('&');
+			const parts = url.search.slice(1).split('&');
+			url.search = parts.filter((part) => part && !KEY_IN_ADDRESS.test(part)).join('&');
 			return { ...moved(), qs: { ...options.qs, [KEY_PARAMETER]: key } };
 		}
 		case 'path':

@@ -4,12 +4,9 @@ import { backoff, parseRetryAfter, readQuota, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /**
- * The retry policy, said once: option texts, hints and the docs are built from or checked against these.
- * - Retried: 429 (the service did not act on it), and 502/503/504 and failures on the wire when the request is
- *   repeatable or surely did not arrive.
- * - A 429 is an attempt of its own kind: at most `MAX_RATE_LIMITED` per request, not counted in Max Attempts.
- * - Waits: backoff with jitter, or as long as `Retry-After` asks, never less than the backoff; all within Max Retry
- *   Wait. A quota reset the service announced is waited for up to `MAX_WAIT_MS` (or Max Retry Wait, when longer).
+ * The retry policy, said once (option texts and the docs are built from or checked against these). Retried: 429 (the
+ * service did not act on it); 502/503/504 and failures on the wire when repeatable or surely not sent. A 429 counts
+ * apart from Max Attempts. Waits: backoff, or as long as `Retry-After` asks, within Max Retry Wait.
  */
 const RETRY_STATUSES = [429, 502, 503, 504];
 /** What answers teach the limiter, besides ok (< 400): 503/504 (and timeouts) say the service is overloaded. */

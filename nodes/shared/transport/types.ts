@@ -56,12 +56,9 @@ export interface RawResponse {
 export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 
 /**
- * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service.
- * - `network`: no usable answer (refused, reset, DNS…); `timeout`: the attempt passed `timeoutMs`;
- * - `broken`: the answer stopped halfway (dropped mid-body, or a 2xx whose JSON is cut off);
- * - never retried: `tooLarge` (past `limit` bytes), `redirect` (of `method` to `location`, not followed for
- *   `redirect`'s reason), `canceled` (Stop, or `halted`: the node stopping after another item failed), `paused` (the
- *   service asked every request to wait `waitMs`, longer than allowed; `quota`: its quota resets then).
+ * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service. `broken`: the
+ * answer stopped halfway; never retried: `tooLarge`, `redirect`, `canceled` (Stop, or `halted`: the node stopping
+ * after another item failed), `paused` (the service asked to wait `waitMs`; `quota`: its quota resets then).
  */
 export interface Failure {
 	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
