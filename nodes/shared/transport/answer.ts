@@ -3,7 +3,7 @@ import { isPlainObject } from '../validation';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
-import { MAX_TEXT, cut, gist, isHtml, shown } from './text';
+import { MAX_TEXT, type Redact, cut, gist, isHtml, shown } from './text';
 import type { ApiResponse, Failure, RawResponse } from './types';
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -28,17 +28,13 @@ function isCutOff(text: string, error: Error): boolean {
 	return position !== null && Number(position[1]) >= text.length;
 }
 
-export function isEnvelope(
-	body: unknown,
-): body is { status: string; data?: unknown; message?: unknown } {
+type Envelope = { status: string; data?: unknown; message?: unknown };
+export function isEnvelope(body: unknown): body is Envelope {
 	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-export function extractMessage(
-	body: unknown,
-	redact: (text: string) => string,
-): string | undefined {
+export function extractMessage(body: unknown, redact: Redact): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -52,23 +48,18 @@ export function extractMessage(
 	return undefined;
 }
 
-/**
- * What an answer is, judged once for the nodes and the credential Test: `data` (2xx JSON, or a "success" envelope
- * unwrapped), `text` (2xx, not JSON), `page` (non-2xx, not JSON) or `refused` (JSON reporting a failure by its HTTP
- * status or an envelope's "fail"/"error"). `said`: what the service said, cut, redacted and shortened.
- */
+/** What an answer is, judged once for the nodes and the credential Test; `said`: cut, redacted and shortened. */
 export type Judgement =
 	| { kind: 'data'; data: unknown; message?: string }
 	| { kind: 'text'; text: string }
 	| { kind: 'page'; html: boolean; said: string; contentType: string }
 	| { kind: 'refused'; envelope?: string; said: string };
 
-export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
+export function judge(res: RawResponse, redact: Redact): Judgement {
 	const ok = isOk(res.statusCode);
 	if (!res.json) {
 		const text = res.body.toString('utf8');
-		if (!text.trim() && ok) return { kind: 'data', data: undefined };
-		if (ok) return { kind: 'text', text };
+		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
 		const contentType = header(res.headers, 'content-type') ?? '';
 		const html = isHtml(text, contentType);
 		const said = html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact);
@@ -80,17 +71,11 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 		const message = envelope && typeof envelope.message === 'string' ? envelope.message : undefined;
 		return { kind: 'data', data: envelope ? envelope.data : body, message };
 	}
-	const said = extractMessage(body, redact) ?? '';
-	return { kind: 'refused', envelope: envelope?.status, said };
+	return { kind: 'refused', envelope: envelope?.status, said: extractMessage(body, redact) ?? '' };
 }
 
-interface Reading extends ErrorSite {
-	attempts: number;
-	gaveUp?: GaveUp;
-	acceptText?: boolean;
-}
+type Reading = ErrorSite & { attempts: number; gaveUp?: GaveUp; acceptText?: boolean };
 
-/** Turns an answer into data, or into a clear error that never shows the key. */
 export function interpret(res: RawResponse, r: Reading): ApiResponse {
 	const { label, name } = SERVICES[r.service];
 	const status = res.statusCode;
@@ -114,36 +99,26 @@ export function interpret(res: RawResponse, r: Reading): ApiResponse {
 				: isOk(status)
 					? `The service reported a failure with HTTP ${status}. Check the node fields and the ${label}.`
 					: hint(httpCode, label);
-		throw apiError({
-			...r,
-			message: `${summary}${isOk(status) ? ` (HTTP ${status})` : ''}`,
-			description: gaveUp?.unsafe
-				? `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${gaveUp.text}`
-				: advice + after,
-			httpCode,
-			details: { message: said || summary },
-		});
+		const description = gaveUp?.unsafe
+			? `The ${name} answered HTTP ${status} after receiving the request, so it may have acted on it already. ${gaveUp.text}`
+			: advice + after;
+		const message = `${summary}${isOk(status) ? ` (HTTP ${status})` : ''}`;
+		throw apiError(r, [message, description], { message: said || summary }, httpCode);
 	}
 	const text = judged.kind === 'text' ? shown(judged.text, r.redact) : judged.said;
-	const contentType =
-		judged.kind === 'page' ? judged.contentType : (header(res.headers, 'content-type') ?? '');
+	const contentType = cut(header(res.headers, 'content-type') ?? '', 100);
 	const kind =
 		judged.kind === 'page' && judged.html
 			? 'an HTML page'
 			: /json/i.test(contentType)
 				? 'malformed JSON'
-				: `a body that is not JSON (${cut(contentType, 100) || 'no content type'})`;
+				: `a body that is not JSON (${contentType || 'no content type'})`;
 	const message = `The ${name} answered HTTP ${status} with ${kind}${text ? `: "${text}"` : ''}`;
 	const fix = isOk(status)
 		? `Check the ${label} in the Triptych API credentials: it must point at the API itself, not a web page.`
 		: hint(httpCode, label);
-	throw apiError({
-		...r,
-		message,
-		description: fix + after,
-		httpCode,
-		details: { message: `${message}.`, contentType: cut(contentType, 100), excerpt: text },
-	});
+	const details = { message: `${message}.`, contentType, excerpt: text };
+	throw apiError(r, [message, fix + after], details, httpCode);
 }
 
 /** What to check when a service refuses the key: the key, and how the credential sends it to this service. */

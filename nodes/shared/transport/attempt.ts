@@ -6,7 +6,6 @@ import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } fro
 import { Stopper } from './stop';
 import { ENDED, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
-import { WireFailure } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
 export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
@@ -17,7 +16,6 @@ export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' |
 	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
 	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
 	timeout: number;
-	/** Largest decoded body, in bytes */
 	maxBytes: number;
 	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
 	cutOff?: boolean;
@@ -27,11 +25,7 @@ export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' |
 const ABORTED = Symbol('aborted');
 
 /** What n8n's helper returns with returnFullResponse and a stream body. */
-interface WireAnswer {
-	statusCode: number;
-	headers?: IDataObject;
-	body?: unknown;
-}
+type WireAnswer = { statusCode: number; headers?: IDataObject; body?: unknown };
 
 /**
  * One attempt, bounded in time and size: resolves to the answer or to what went wrong, never rejects. Its deadline
@@ -41,13 +35,11 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	const controller = new AbortController();
 	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
 	const ending = new Stopper();
-	const aborted = new Promise<typeof ABORTED>((resolve) =>
-		ending.subscribe(() => resolve(ABORTED)),
-	);
+	const aborted = new Promise<typeof ABORTED>((done) => ending.subscribe(() => done(ABORTED)));
 	let reason: Failure | undefined;
-	let over = false;
+	const abortReason = () => reason ?? canceled();
 	const end = (failure: Failure) => {
-		if (over || ending.aborted) return;
+		if (ending.aborted) return;
 		reason = failure;
 		ending.stop();
 		controller.abort(ENDED);
@@ -78,19 +70,17 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				timeout: spec.timeout,
 				abortSignal: controller.signal,
 			});
-			let answer: WireAnswer | typeof ABORTED;
-			try {
-				answer = (await Promise.race([aborted, pending])) as WireAnswer | typeof ABORTED;
-			} catch (error) {
-				return reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error));
-			}
+			const answer = await Promise.race([aborted, pending as Promise<WireAnswer>]).catch(
+				(error: unknown) => reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error)),
+			);
 			if (answer === ABORTED) {
 				pending.then(
-					(late) => discard((late as { body?: unknown })?.body),
+					(late) => discard((late as WireAnswer)?.body),
 					() => undefined,
 				);
-				return reason ?? canceled();
+				return abortReason();
 			}
+			if ('kind' in answer) return answer;
 			const status = answer.statusCode;
 			const headers = answer.headers ?? {};
 			const location = header(headers, 'location');
@@ -98,25 +88,21 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				discard(answer.body);
 				const next = resolveLocation(location, url);
 				const nextMethod = next && (redirectedMethod(status, method) as IHttpRequestMethods);
-				const problem: RedirectProblem | undefined = !next
-					? 'notAddress'
-					: next.origin !== spec.redirects.origin
-						? 'otherOrigin'
-						: !nextMethod
-							? 'dropsBody'
-							: next.href === spec.url || seen?.has(next.href)
-								? 'loop'
-								: hop >= MAX_REDIRECTS
-									? 'tooMany'
-									: undefined;
-				const to = next?.href ?? location.slice(0, 2000);
-				if (problem)
+				const problems: Array<[RedirectProblem, unknown]> = [
+					['notAddress', !next],
+					['otherOrigin', next?.origin !== spec.redirects.origin],
+					['dropsBody', !nextMethod],
+					['loop', next?.href === spec.url || seen?.has(next?.href ?? '')],
+					['tooMany', hop >= MAX_REDIRECTS],
+				];
+				const redirect = problems.find(([, found]) => found)?.[0];
+				if (redirect)
 					return {
 						kind: 'redirect',
 						code: `HTTP ${status}`,
 						sent: true,
-						location: to,
-						redirect: problem,
+						location: next?.href ?? location.slice(0, 2000),
+						redirect,
 						method,
 					};
 				(seen ??= new Set()).add(next!.href);
@@ -128,27 +114,20 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			}
 			const declared = Number(header(headers, 'content-length'));
 			const cutOff = spec.cutOff === true && status >= 200 && status < 300;
-			let cut = false;
 			if (!cutOff && !header(headers, 'content-encoding') && declared > spec.maxBytes) {
 				discard(answer.body);
 				return tooLarge(spec.maxBytes);
 			}
 			try {
-				const bytes = await readBody(
-					answer.body,
-					spec.maxBytes,
-					ending,
-					() => reason ?? canceled(),
-					cutOff ? () => (cut = true) : undefined,
-				);
+				const read = await readBody(answer.body, spec.maxBytes, ending, abortReason, cutOff);
+				if ('kind' in read) return read;
 				answered = true;
-				return { statusCode: status, headers, body: bytes, url, ...(cut ? { cut } : {}) };
+				return { statusCode: status, headers, url, ...read };
 			} catch (error) {
-				return error instanceof WireFailure ? error.failure : networkFailure(error);
+				return networkFailure(error);
 			}
 		}
 	} finally {
-		over = true;
 		unsubscribe?.();
 		timer.stop();
 		// an attempt that did not end with a whole answer also ends whatever n8n's client still does for it
@@ -157,21 +136,17 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 }
 
 export function header(headers: IDataObject, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	if (value === undefined || value === null) return undefined;
-	return String(Array.isArray(value) ? value[0] : value);
+	const value = headers[name] ?? headers[name.toLowerCase()] ?? undefined;
+	return value === undefined ? undefined : String(Array.isArray(value) ? value[0] : value);
 }
 
-function canceled(): Failure {
-	return { kind: 'canceled', code: 'ECANCELED', sent: true };
-}
+const canceled = (): Failure => ({ kind: 'canceled', code: 'ECANCELED', sent: true });
 
 /** Network failures that happen before a request is on the wire: always safe to repeat. */
 const NOT_SENT_CODES = new Set(
 	'ECONNREFUSED ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
 );
 
-/** What went wrong on the wire, and whether the request may have reached the service. */
 function networkFailure(error: unknown): Failure {
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');

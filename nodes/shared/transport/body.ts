@@ -1,30 +1,17 @@
 import type { Stopper } from './stop';
-import { type Failure, WireFailure } from './types';
+import type { Failure } from './types';
 
 type Listener = (...args: unknown[]) => void;
-/** The part of a Node.js readable stream read here (n8n hands over axios' response stream). */
-interface BodyStream {
-	on(event: string, listener: Listener): unknown;
-	once(event: string, listener: Listener): unknown;
-	removeListener(event: string, listener: Listener): unknown;
-	resume(): unknown;
-	destroy(): unknown;
-	readableEnded?: boolean;
-}
+/** n8n hands over axios' response stream */
+type BodyStream = NodeJS.ReadableStream & { destroy(): unknown; readableEnded?: boolean };
 
-function isBodyStream(value: unknown): value is BodyStream {
-	return (
-		typeof value === 'object' &&
-		value !== null &&
-		typeof (value as BodyStream).on === 'function' &&
-		typeof (value as BodyStream).destroy === 'function'
-	);
-}
+const isBodyStream = (value: unknown): value is BodyStream =>
+	typeof (value as BodyStream | null)?.on === 'function' &&
+	typeof (value as BodyStream).destroy === 'function';
 
 /**
- * Throws away an answer's body (a redirect's, one too large, one that arrived too late). n8n's client hands over a
- * wrapper that starts reading the real response only once it is read: destroyed unread, the response would stay
- * paused and keep its socket open, so one chunk is read first.
+ * Throws away an answer's body. n8n's client hands over a wrapper that reads the response only once it is read:
+ * destroyed unread, the response would stay paused and keep its socket open, so one chunk is read first.
  */
 export function discard(body: unknown): void {
 	if (!isBodyStream(body)) return;
@@ -38,68 +25,53 @@ export function tooLarge(limit: number): Failure {
 }
 
 /**
- * Reads a body to the end, counting decoded bytes (n8n's HTTP client inflates gzip/deflate/br before the stream):
- * past `limit` it stops at once and rejects with `tooLarge`, so an answer that inflates to gigabytes never takes more
- * than `limit` of memory; with `onCut` it resolves with the first `limit` bytes instead. A connection that drops
- * before the end rejects with `broken`; `stop` (the deadline or Stop) destroys the stream and rejects with its reason.
+ * Reads a body, counting decoded bytes (n8n inflates gzip/deflate/br first): past `limit` it stops at once (`tooLarge`,
+ * or with `cutOff` the first `limit` bytes), so an answer that inflates to gigabytes takes at most `limit` of memory.
  */
 export async function readBody(
 	body: unknown,
 	limit: number,
 	stop: Stopper,
 	abortReason: () => Failure,
-	onCut?: () => void,
-): Promise<Buffer> {
-	if (Buffer.isBuffer(body)) return body;
-	if (typeof body === 'string') return Buffer.from(body, 'utf8');
-	if (body === undefined || body === null) return Buffer.alloc(0);
-	if (!isBodyStream(body)) return Buffer.from(JSON.stringify(body), 'utf8');
+	cutOff?: boolean,
+): Promise<{ body: Buffer; cut?: true } | Failure> {
+	if (Buffer.isBuffer(body)) return { body };
+	if (typeof body === 'string') return { body: Buffer.from(body, 'utf8') };
+	if (body === undefined || body === null) return { body: Buffer.alloc(0) };
+	if (!isBodyStream(body)) return { body: Buffer.from(JSON.stringify(body), 'utf8') };
 	const stream = body;
-	return await new Promise<Buffer>((resolve, reject) => {
+	return await new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		let settled = false;
 		let unsubscribe: () => void = () => undefined;
-		const finish = (failure?: Failure, cut = false) => {
+		const finish = (failure?: Failure, cut?: true) => {
 			if (settled) return;
 			settled = true;
-			stream.removeListener('data', onData);
-			stream.removeListener('end', onEnd);
-			stream.removeListener('error', onError);
-			stream.removeListener('close', onClose);
+			for (const [event, listener] of listeners) stream.removeListener(event, listener);
 			unsubscribe();
-			if (failure) {
-				stream.destroy();
-				chunks.length = 0;
-				reject(new WireFailure(failure));
-			} else {
-				if (cut) stream.destroy();
-				resolve(Buffer.concat(chunks, Math.min(size, limit)));
-			}
+			if (failure || cut) stream.destroy();
+			if (failure) return resolve(failure);
+			resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), ...(cut && { cut }) });
 		};
 		const onData = (chunk: unknown) => {
 			const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), 'utf8');
 			size += piece.length;
-			if (size > limit && onCut) {
-				chunks.push(piece.subarray(0, piece.length - (size - limit)));
-				onCut();
-				return finish(undefined, true);
-			}
-			if (size > limit) return finish(tooLarge(limit));
-			chunks.push(piece);
+			if (size > limit && !cutOff) return finish(tooLarge(limit));
+			chunks.push(piece.subarray(0, piece.length - Math.max(0, size - limit)));
+			if (size > limit) finish(undefined, true);
 		};
-		const onEnd = () => finish();
 		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
 		// the deadline or Stop, not a broken transfer
-		const onError = (error: unknown) => finish(stop.aborted ? abortReason() : broken(error));
-		// 'close' without 'end': the connection went away mid-body
-		const onClose = () => {
-			if (!stream.readableEnded) finish(stop.aborted ? abortReason() : broken(undefined));
-		};
-		stream.on('data', onData);
-		stream.on('end', onEnd);
-		stream.on('error', onError);
-		stream.on('close', onClose);
+		const fail = (error?: unknown) => finish(stop.aborted ? abortReason() : broken(error));
+		const listeners: Array<[string, Listener]> = [
+			['data', onData],
+			['end', () => finish()],
+			['error', fail],
+			// 'close' without 'end': the connection went away mid-body
+			['close', () => stream.readableEnded || fail()],
+		];
+		for (const [event, listener] of listeners) stream.on(event, listener);
 		unsubscribe = stop.subscribe(() => finish(abortReason()));
 	});
 }

@@ -1,9 +1,4 @@
-import type {
-	ICredentialDataDecryptedObject,
-	IDataObject,
-	IExecuteFunctions,
-	INode,
-} from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
@@ -16,32 +11,27 @@ import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
 import { redactAll, redactKey } from './text';
-import type { ApiRequest, ApiResponse, RequestSettings } from './types';
+import type { ApiRequest, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-export interface DownloadSettings extends Omit<RequestSettings, 'maxResponseBytes'> {
-	maxBytes: number;
-}
+export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
-/** A service's base address, its origin, and how requests go there (with the key or without) */
 type Target = { url: string; origin: string; send: Sender };
 
-/**
- * The one way the nodes talk to their services, one client per node execution. It sends through n8n's request
- * helpers (so proxies and n8n's settings apply), with the API key only on requests to the service's own origin.
- */
+/** The one way the nodes talk to their services, one per node execution, through n8n's request helpers. */
 export class TriptychClient {
-	private credentials?: Promise<IDataObject>;
+	private credentials?: Promise<ICredentialDataDecryptedObject>;
 	private apiKey = '';
-	/** n8n's Stop for this execution: it also ends the requests under way */
+	/** n8n's Stop for this execution (absent from older n8n versions): it also ends the requests under way */
 	private readonly stopped: Stopper;
 	/** Stop, or the node stopping after a failed item: nothing more is started, waits end */
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
 	private readonly targets = new Map<Service, Target>();
-	private theNode?: INode;
+	/** Read once: n8n's `getNode()` copies the node deeply on every call */
+	private readonly node: INode;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
@@ -49,16 +39,9 @@ export class TriptychClient {
 		private readonly ctx: IExecuteFunctions,
 		private readonly concurrency: number,
 	) {
-		const get = (ctx as { getExecutionCancelSignal?: () => AbortSignal | undefined })
-			.getExecutionCancelSignal;
-		this.stopped = new Stopper(typeof get === 'function' ? get.call(ctx) : undefined);
+		this.stopped = new Stopper(ctx.getExecutionCancelSignal?.());
 		this.cancel = new Stopper(this.stopped);
-	}
-
-	/** The node (n8n's `getNode()` copies it deeply on every call). */
-	private get node(): INode {
-		this.theNode ??= this.ctx.getNode();
-		return this.theNode;
+		this.node = ctx.getNode();
 	}
 
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
@@ -77,11 +60,7 @@ export class TriptychClient {
 	}
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
-	async request(
-		req: ApiRequest,
-		settings: RequestSettings,
-		itemIndex: number,
-	): Promise<ApiResponse> {
+	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { service } = req;
 		const where: ErrorSite = { node: this.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
@@ -98,14 +77,11 @@ export class TriptychClient {
 			cancel: this.stopped,
 		};
 		const { repeatable, noRetryAdvice, acceptText } = req;
-		const outcome = await this.withRetries(
-			service,
-			async () => {
-				const answer = await attempt(target.send, spec);
-				return 'kind' in answer ? answer : checkJson(answer);
-			},
-			{ settings, repeatable, noRetryAdvice },
-		);
+		const send = async () => {
+			const answer = await attempt(target.send, spec);
+			return 'kind' in answer ? answer : checkJson(answer);
+		};
+		const outcome = await this.withRetries(service, send, { settings, repeatable, noRetryAdvice });
 		const { attempts, gaveUp } = outcome;
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
 		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
@@ -115,10 +91,7 @@ export class TriptychClient {
 		return answer;
 	}
 
-	/**
-	 * GET for files (museum images): never authenticated, so the API key cannot reach the image host or a CDN it
-	 * redirects to; redirects are followed wherever they go. Same time and size bounds and retries as API requests.
-	 */
+	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
 	async download(url: string, settings: DownloadSettings): Promise<Outcome> {
 		const spec: AttemptSpec = {
 			url,
@@ -154,22 +127,23 @@ export class TriptychClient {
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
 		}
-		const redact = this.redact;
 		const log = (text: string, meta: Record<string, unknown>) =>
-			this.ctx.logger.debug(`Triptych: ${name}: ${redact(text)}`, redactAll(meta, redact));
+			this.ctx.logger.debug(
+				`Triptych: ${name}: ${this.redact(text)}`,
+				redactAll(meta, this.redact),
+			);
 		const outcome = await withRetries(send, { ...retries, ...entry, log });
 		this.announcedMs += outcome.announcedMs;
 		return outcome;
 	}
 
-	private async getCredentials(): Promise<IDataObject> {
-		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE) as Promise<IDataObject>;
+	private async getCredentials() {
+		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE);
 		const credentials = await this.credentials;
 		this.apiKey = String(credentials.apiKey ?? '');
 		return credentials;
 	}
 
-	/** The service's base address (validated, without trailing slashes), its origin, and how to send there. */
 	private async target(service: Service, itemIndex: number): Promise<Target> {
 		const known = this.targets.get(service);
 		if (known) return known;
@@ -185,13 +159,8 @@ export class TriptychClient {
 		const { problem } = keyRule(credentials, origin);
 		if (problem) throw fail([`The API key cannot be sent to ${origin}`, problem]);
 		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
-		const reference = this.node.credentials?.[CREDENTIALS_TYPE];
-		const credentialsDecrypted = {
-			id: reference?.id ?? '',
-			name: reference?.name ?? '',
-			type: CREDENTIALS_TYPE,
-			data: credentials as ICredentialDataDecryptedObject,
-		};
+		const { id, name = '' } = this.node.credentials?.[CREDENTIALS_TYPE] ?? {};
+		const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data: credentials };
 		const authenticated: Sender = async (options) =>
 			await this.ctx.helpers.httpRequestWithAuthentication.call(
 				this.ctx,
@@ -210,12 +179,12 @@ export class TriptychClient {
 		const target = resolveLink(link, base.url);
 		if (target?.origin === base.origin) return target.toString();
 		const { label, name } = SERVICES[where.service];
-		const [message, description] = target
+		const said: [string, string] = target
 			? [
 					`The ${name} sent a next-page link to another origin (${target.origin}); it was not followed`,
 					`The API key is only sent to the ${label}'s own origin. Use Limit or Page instead of Return All.`,
 				]
 			: [`The ${name} sent a next-page link that is not an address`, link.slice(0, 200)];
-		throw apiError({ ...where, message, description, details: { message } });
+		throw apiError(where, said, { message: said[0] });
 	}
 }

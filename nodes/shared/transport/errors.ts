@@ -2,10 +2,10 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_WAIT_MS } from './limiter';
-import { MAX_REDIRECTS, originOf } from './origin';
+import { MAX_REDIRECTS, originOf, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from './services';
-import { redactAll } from './text';
+import { type Redact, redactAll } from './text';
 import type { Failure, RedirectProblem } from './types';
 
 export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './text';
@@ -22,35 +22,23 @@ const STATUS_HINTS: Record<string, string> = {
 	'5xx': 'The service failed. Try again later, or raise "Max Attempts" in the node options.',
 };
 
-export function hint(code: string, label: string): string {
-	const text =
-		STATUS_HINTS[code] ?? (code.startsWith('5') ? STATUS_HINTS['5xx'] : STATUS_HINTS['400']);
-	return text.replace('{label}', label);
-}
+export const hint = (code: string, label: string): string =>
+	(STATUS_HINTS[code] ?? STATUS_HINTS[code[0] === '5' ? '5xx' : '400']).replace('{label}', label);
 
 /** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
-export interface ErrorSite {
-	node: INode;
-	service: Service;
-	itemIndex: number;
-	redact: (text: string) => string;
-}
+export type ErrorSite = { node: INode; service: Service; itemIndex: number; redact: Redact };
 
-interface ErrorParts extends ErrorSite {
-	/** The item-free message (the item number is added here) */
-	message: string;
-	description: string;
-	httpCode?: string;
-	/** What n8n's error panel shows under "Error details" */
-	details: IDataObject;
-}
-
-export function apiError(parts: ErrorParts): NodeApiError {
-	const { redact, httpCode, itemIndex } = parts;
-	const details = { ...parts.details, ...(httpCode ? { httpCode } : {}) };
-	return new NodeApiError(parts.node, redactAll(details, redact) as JsonObject, {
-		message: redact(`${parts.message} [item ${itemIndex}]`),
-		description: redact(parts.description),
+/** An item's error: `message` without the item number (added here); `details`: n8n's "Error details" */
+export function apiError(
+	{ node, itemIndex, redact }: ErrorSite,
+	[message, description]: [string, string],
+	details: IDataObject,
+	httpCode?: string,
+): NodeApiError {
+	const all = { ...details, ...(httpCode ? { httpCode } : {}) };
+	return new NodeApiError(node, redactAll(all, redact) as JsonObject, {
+		message: redact(`${message} [item ${itemIndex}]`),
+		description: redact(description),
 		httpCode,
 		itemIndex,
 	});
@@ -65,26 +53,20 @@ export interface Wording {
 	sizeOption: string;
 }
 
-/**
- * The one wording of failures, for the nodes, image downloads and the credential Test: a message and what to do.
- * The caller redacts them (they quote what a service or a network library said).
- */
+/** The one wording of failures (message, what to do) for nodes, images and the Test; the caller redacts them. */
 export function describeFailure(failure: Failure, w: Wording): [string, string] {
-	const What = cap(w.what);
+	const What = w.what.charAt(0).toUpperCase() + w.what.slice(1);
 	const check = w.label
 		? `Check the ${w.label} in the Triptych API credentials`
 		: 'Check the address';
 	switch (failure.kind) {
 		case 'redirect':
-			return failure.redirect === 'otherOrigin'
-				? [
-						`${What} redirected the request to another origin (${originOf(failure.location ?? '')}); it was not followed`,
-						`The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`,
-					]
-				: [
-						`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
-						`${check}: set it to the address the service really answers at.`,
-					];
+			return [
+				`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
+				failure.redirect === 'otherOrigin'
+					? `The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`
+					: `${check}: set it to the address the service really answers at.`,
+			];
 		case 'tooLarge':
 			return [
 				`${What}'s answer is larger than the ${w.sizeOption} (${megabytes(failure.limit ?? w.maxBytes)}); it was not read further`,
@@ -124,15 +106,10 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 
 function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
-	let path = to;
-	try {
-		const url = new URL(to);
-		path = url.pathname + url.search;
-	} catch {
-		// not an address: said as it came
-	}
+	const url = webAddress(to);
+	const path = url ? url.pathname + url.search : to;
 	const problems: Record<RedirectProblem, string> = {
-		otherOrigin: 'to another origin',
+		otherOrigin: `to another origin (${originOf(to)})`,
 		notAddress: `to "${to.slice(0, 200)}", which is not a web address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,
@@ -149,32 +126,28 @@ export function failureError(
 	limits: { timeout: number; maxResponseBytes: number },
 ): NodeApiError {
 	const { label, name } = SERVICES[parts.service];
-	const [message, advice] = describeFailure(failure, {
+	const { timeout, maxResponseBytes: maxBytes } = limits;
+	const wording = {
 		what: `the ${name}`,
 		label,
-		timeout: limits.timeout,
-		maxBytes: limits.maxResponseBytes,
+		timeout,
+		maxBytes,
 		sizeOption: 'Max Response Size',
-	});
+	};
+	const [message, advice] = describeFailure(failure, wording);
 	let description = advice;
 	if (gaveUp?.unsafe)
 		description += ` The request had been sent, so the service may have acted on it already. ${gaveUp.text}`;
 	else if (gaveUp) description += ` It ${gaveUp.text}.`;
-	return apiError({
-		...parts,
-		message,
-		description,
-		httpCode: failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined,
-		// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
-		details: {
-			message: `${message}.`,
-			networkCode: failure.code,
-			reason: failure.detail ?? failure.kind,
-		},
-	});
+	const httpCode = failure.code.startsWith('HTTP ') ? failure.code.slice(5) : undefined;
+	// `networkCode`, not `code`: NodeApiError replaces the message with a generic one for known codes
+	const details = {
+		message: `${message}.`,
+		networkCode: failure.code,
+		reason: failure.detail ?? failure.kind,
+	};
+	return apiError(parts, [message, description], details, httpCode);
 }
-
-const cap = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function megabytes(bytes: number): string {
 	const mb = bytes / 1024 / 1024;

@@ -14,12 +14,14 @@ import {
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
 type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
+type KeyRule = { key?: KeyPlacement; problem?: string };
+const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 /** `text` as an http(s) address (relative to `base` when given), or undefined. */
-function webAddress(text: string, base?: string): URL | undefined {
+export function webAddress(text: string, base?: string): URL | undefined {
 	try {
 		const url = new URL(text, base);
-		return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+		return /^https?:$/.test(url.protocol) ? url : undefined;
 	} catch {
 		return undefined;
 	}
@@ -33,18 +35,17 @@ export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	const text = String(raw ?? '').trim();
 	if (!text) return { problem: 'empty' };
 	try {
-		new URL(text);
+		return /^https?:$/.test(new URL(text).protocol) ? { url: bare(text) } : { problem: 'protocol' };
 	} catch (error) {
 		return { problem: 'invalid', detail: (error as Error).message };
 	}
-	return webAddress(text) ? { url: bare(text) } : { problem: 'protocol' };
 }
 
 export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
 	return checkBaseUrl(credentials[SERVICES[service].field]);
 }
 
-/** What is wrong with a base address, for the node's error: its message and what to do. */
+/** The node's error for a base address: its message and what to do. */
 export function baseUrlProblem(
 	checked: BaseProblem,
 	credentials: IDataObject,
@@ -66,9 +67,8 @@ export function baseUrlProblem(
 }
 
 /** What is wrong with an address, for the credential and its Test (one sentence with the fix). */
-export function notWebAddress(label: string, raw: unknown): string {
-	return `The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
-}
+export const notWebAddress = (label: string, raw: unknown): string =>
+	`The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
 
 /** Every request asks for the origins of the same few base addresses: each address is parsed once. */
 const baseOrigins = new Map<string, string | undefined>();
@@ -84,14 +84,10 @@ function baseOrigin(credentials: IDataObject, service: Service): string | undefi
 }
 
 /**
- * How the key goes to an origin: the way of the services configured there that take it (none: it does not go
- * there). Services sharing an origin must take it the same way (a request cannot tell which of them it is for):
- * else `problem` says to use one credential per service, and nothing is sent there.
+ * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
+ * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
  */
-export function keyRule(
-	credentials: IDataObject,
-	origin: string,
-): { key?: KeyPlacement; problem?: string } {
+export function keyRule(credentials: IDataObject, origin: string): KeyRule {
 	const there = SERVICE_NAMES.filter(
 		(service) => sendsKey(credentials, service) && baseOrigin(credentials, service) === origin,
 	);
@@ -107,39 +103,33 @@ export function keyRule(
 }
 
 /**
- * The credential's `authenticate`: the key added to a request as the service at its origin takes it (and only
- * there). In `query` style an `apikey` already in the address (a next-page link the service handed out) is
- * replaced; in `path` style a path that does not end where the key goes gets nothing.
+ * The credential's `authenticate`: the key added as the service at the request's origin takes it; an `apikey` already
+ * in the address (a next-page link) is replaced; in `path` style only a path ending where the key goes gets it.
  */
 export function applyKey(
 	credentials: IDataObject,
 	options: IHttpRequestOptions,
 ): IHttpRequestOptions {
+	const { baseURL, ...rest } = options;
 	const raw = String(options.url ?? '');
-	const url = options.baseURL
-		? webAddress(raw.replace(/^\/+/, ''), String(options.baseURL).replace(/\/*$/, '/'))
+	const url = baseURL
+		? webAddress(raw.replace(/^\/+/, ''), String(baseURL).replace(/\/*$/, '/'))
 		: webAddress(raw);
 	if (!url) {
-		const address = bare(options.baseURL ?? raw);
+		const address = bare(baseURL ?? raw);
 		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
 		throw new Error(notWebAddress(entry?.label ?? 'address', address));
 	}
 	const rule = keyRule(credentials, url.origin);
 	if (rule.problem) throw new Error(rule.problem);
 	const key = String(credentials.apiKey ?? '');
-	const moved = (): IHttpRequestOptions => {
-		const out = { ...options, url: url.href };
-		delete out.baseURL;
-		return out;
-	};
+	const moved = (): IHttpRequestOptions => ({ ...rest, url: url.href });
 	switch (rule.key?.in) {
 		case 'bearer':
 			return { ...options, headers: { ...options.headers, Authorization: `Bearer ${key}` } };
 		case 'query': {
-			const kept = url.search.slice(1).split('&');
-			url.search = kept
-				.filter((part) => part && !new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i').test(part))
-				.join('&');
+			const parts = url.search.slice(1).split('&');
+			url.search = parts.filter((part) => part && !KEY_IN_ADDRESS.test(part)).join('&');
 			return { ...moved(), qs: { ...options.qs, [KEY_PARAMETER]: key } };
 		}
 		case 'path':
@@ -151,32 +141,22 @@ export function applyKey(
 	}
 }
 
-/** `link` resolved against `current`; `undefined` when it is not an address. */
-export function resolveLink(link: string, current: string): URL | undefined {
-	return webAddress(link, current.endsWith('/') ? current : current + '/');
-}
+/** A next-page `link` resolved against the base address `current` as a folder; `undefined`: not an address. */
+export const resolveLink = (link: string, current: string) =>
+	webAddress(link, current.endsWith('/') ? current : current + '/');
 
 /** A Location header resolved as browsers do (relative to the address that answered). */
-export function resolveLocation(location: string, current: string): URL | undefined {
-	return webAddress(location, current);
-}
+export const resolveLocation = (location: string, current: string) => webAddress(location, current);
 
-export function originOf(url: string): string {
-	try {
-		return new URL(url).origin;
-	} catch {
-		return url;
-	}
-}
+export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
 
 export const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
 export const MAX_REDIRECTS = 5;
 
 /**
- * What a redirect turns the request into: 307/308 keep method and body; 303 turns it into a GET without body;
- * 301/302 keep a GET, but turn a POST into nothing (`undefined`): following it as a GET, as browsers do, would
- * drop the payload and fire nothing, so the node says where the service moved instead.
+ * What a redirect turns the request into. 301/302 turn a POST into nothing (`undefined`): following it as a GET, as
+ * browsers do, would drop the payload and fire nothing, so the node says where the service moved instead.
  */
 export function redirectedMethod(status: number, method: string): string | undefined {
 	if (status === 307 || status === 308) return method;

@@ -4,12 +4,9 @@ import { backoff, parseRetryAfter, readQuota, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /**
- * The retry policy, said once: option texts, hints and the docs are built from or checked against these.
- * - Retried: 429 (the service did not act on it), and 502/503/504 and failures on the wire when the request is
- *   repeatable or surely did not arrive.
- * - A 429 is an attempt of its own kind: at most `MAX_RATE_LIMITED` per request, not counted in Max Attempts.
- * - Waits: backoff with jitter, or as long as `Retry-After` asks, never less than the backoff; all within Max Retry
- *   Wait. A quota reset the service announced is waited for up to `MAX_WAIT_MS` (or Max Retry Wait, when longer).
+ * The retry policy, said once (option texts and the docs are built from or checked against these). Retried: 429 (the
+ * service did not act on it); 502/503/504 and failures on the wire when repeatable or surely not sent. A 429 counts
+ * apart from Max Attempts. Waits: backoff, or as long as `Retry-After` asks, within Max Retry Wait.
  */
 const RETRY_STATUSES = [429, 502, 503, 504];
 /** What answers teach the limiter, besides ok (< 400): 503/504 (and timeouts) say the service is overloaded. */
@@ -28,12 +25,8 @@ const DEFAULT_NO_RETRY_ADVICE =
 	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';
 
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
-export interface GaveUp {
-	unsafe: boolean;
-	text: string;
-}
+export type GaveUp = { unsafe: boolean; text: string };
 
-/** The last answer or failure, the attempts it took, the waits the service announced, and why retries ended. */
 export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	attempts: number;
 	announcedMs: number;
@@ -91,18 +84,18 @@ export async function withRetries(
 		if (status === 429 && settings.maxAttempts > 1) rateLimited++;
 		else counted++;
 		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
-		let gaveUp: GaveUp | undefined;
-		if (status !== 429 && !(failure && !failure.sent) && !policy.repeatable)
-			gaveUp = { unsafe: true, text: policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE };
-		else if (counted >= settings.maxAttempts) gaveUp = { unsafe: false, text: tries };
-		else if (rateLimited >= MAX_RATE_LIMITED)
-			gaveUp = { unsafe: false, text: `${tries}: refused ${rateLimited} times with HTTP 429` };
-		else if (delay > settings.maxRetryWait - waited)
-			gaveUp = {
-				unsafe: false,
-				text: `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
-			};
-		if (gaveUp) return { ...last, attempts: attempt, announcedMs, gaveUp };
+		const unsafe = status !== 429 && !(failure && !failure.sent) && !policy.repeatable;
+		const text = unsafe
+			? (policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE)
+			: counted >= settings.maxAttempts
+				? tries
+				: rateLimited >= MAX_RATE_LIMITED
+					? `${tries}: refused ${rateLimited} times with HTTP 429`
+					: delay > settings.maxRetryWait - waited
+						? `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`
+						: undefined;
+		if (text !== undefined)
+			return { ...last, attempts: attempt, announcedMs, gaveUp: { unsafe, text } };
 
 		const what = failure ? `${failure.code} (${failure.detail ?? failure.kind})` : `HTTP ${status}`;
 		const which =

@@ -1,9 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/**
- * The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table.
- * A service is one entry here plus its node; a new key style is one entry in `styles`.
- */
+/** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
 export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
 export type Style = 'generic' | 'harvard' | 'iftttWebhooks';
@@ -32,9 +29,9 @@ export interface StyleEntry {
 
 /** How a trigger service style takes a call (Fire Automation reads it; the node never names a style). */
 export interface TriggerRoutes {
-	/** The path of a call below the Trigger URL (`{event}`: the URL-encoded Event); `jsonPayload` hands the whole
-	 * JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
+	/** The path of a call below the Trigger URL (`{event}`: the URL-encoded Event) */
 	webRequest: string;
+	/** Hands the whole JSON body on (IFTTT's "with a JSON Payload" applet trigger) */
 	jsonPayload?: string;
 	/** The body fields the web-request route passes on, when it ignores any other */
 	webRequestFields?: string[];
@@ -43,8 +40,7 @@ export interface TriggerRoutes {
 	paramsInQuery?: boolean;
 }
 
-/** How the Test reads the answer: `json` a JSON answer; `reachable` any below 500 (all a trigger root shows
- * without firing); `keyPage` IFTTT's page for the key (2xx: known, 404: not). */
+/** How the Test reads the answer: a JSON answer; any below 500 (a trigger root); IFTTT's page for the key */
 type TestVerdict = 'json' | 'reachable' | 'keyPage';
 
 interface ServiceEntry {

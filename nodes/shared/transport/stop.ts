@@ -1,7 +1,4 @@
-/**
- * Stop, fanned out: one listener on n8n's signal, any number of waiters here. (An AbortSignal warns "possible memory
- * leak" past 10 listeners, and a node run may have hundreds of requests and waits at once.)
- */
+/** Stop, fanned out: one listener on n8n's signal (which warns past 10), any number of waiters here. */
 export class Stopper {
 	private readonly listeners = new Set<() => void>();
 	/** Why it stopped, when it was told (e.g. "not sent: an earlier item failed") */

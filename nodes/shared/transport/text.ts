@@ -1,7 +1,6 @@
 import { isPlainObject } from '../validation';
 import { KEY_PARAMETER } from './services';
 
-/** What a service said, made fit to show: cut before any pattern runs on it, the key removed, shortened. */
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 /** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
@@ -10,10 +9,11 @@ export const MAX_TEXT = 4096;
 const KEY_PIECE = 8;
 
 export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
+export type Redact = (text: string) => string;
 
 /**
- * Removes the API key from text: each of its forms, and any piece of `KEY_PIECE` characters or more (a cut may have
- * left part of it); keys under 4 characters are left, they would mangle the text. Also `apikey=` values and Bearer tokens.
+ * Removes the API key from text, any piece of it too (a cut may have left part), and `apikey=` values and Bearer
+ * tokens; keys under 4 characters are left, they would mangle the text.
  */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
@@ -72,7 +72,7 @@ function removePieces(text: string, form: string, piece: string): string {
 }
 
 /** Every text in a value (an error's details, an output item) with the key removed, keys of objects too. */
-export function redactAll<T>(value: T, redact: (text: string) => string): T {
+export function redactAll<T>(value: T, redact: Redact): T {
 	if (typeof value === 'string') return redact(value) as T;
 	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
 	if (!isPlainObject(value)) return value;
@@ -85,14 +85,14 @@ export function redactAll<T>(value: T, redact: (text: string) => string): T {
 }
 
 /** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
-export function shown(text: string, redact: (text: string) => string, length = EXCERPT_LENGTH) {
+export function shown(text: string, redact: Redact, length = EXCERPT_LENGTH) {
 	// and once more after the excerpt decodes entities: an HTML-escaped key is whole again only then
 	return redact(excerpt(redact(cut(text, MAX_TEXT * 2)), length));
 }
 
 /**
- * A short excerpt for n8n's error panel: tags, scripts and styles dropped, a phrase repeated back to back said once
- * (error pages repeat their title as a heading), no word past `LONGEST_WORD` (the panel must wrap), cut at a word.
+ * A short excerpt for n8n's error panel: tags dropped, a phrase repeated back to back said once (error pages repeat
+ * their title as a heading), no word past `LONGEST_WORD` (the panel must wrap).
  */
 export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 	const plain = cut(text)
@@ -117,14 +117,11 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 	return out;
 }
 
-export function isHtml(text: string, contentType: string): boolean {
-	return /^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
-}
+export const isHtml = (text: string, contentType: string): boolean =>
+	/^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
 
 /** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
-export function gist(text: string): string {
-	return htmlTitle(text) ?? excerpt(text);
-}
+export const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
 
 export function htmlTitle(text: string): string | undefined {
 	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];

@@ -1,6 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { Stopper } from './stop';
+import { cut } from './text';
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
@@ -24,20 +25,14 @@ function httpDate(text: string): number | undefined {
 /** Retry-After in ms: delta-seconds or an HTTP date (past: 0); else undefined. Cut before any pattern runs. */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
 	if (value === undefined || value === null) return undefined;
-	const text = String(Array.isArray(value) ? value[0] : value)
-		.slice(0, 64)
-		.trim();
+	const text = cut(String(Array.isArray(value) ? value[0] : value), 64).trim();
 	if (/^\d{1,10}(\.\d{1,3})?$/.test(text)) return Math.round(parseFloat(text) * 1000);
 	const date = httpDate(text);
 	return date === undefined || Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** What a service's rate-limit headers say: requests left in its window, when that resets, and its size. */
-export interface Quota {
-	remaining: number;
-	resetAt: number;
-	limit?: number;
-}
+export type Quota = { remaining: number; resetAt: number; limit?: number };
 
 /** The parameters of a structured-field list's member named `name` (or of its first member). */
 function member(value: string | undefined, name?: string): Record<string, string> | undefined {
@@ -50,9 +45,8 @@ function member(value: string | undefined, name?: string): Record<string, string
 }
 
 /**
- * The quota a service announces: the IETF draft's `RateLimit` (`r`, `t`) with `RateLimit-Policy` (`q`), the older
- * draft's `RateLimit-Limit/-Remaining/-Reset`, or `X-RateLimit-*` (a reset of 1e9 or more is in epoch seconds).
- * Malformed or contradictory values are ignored, as the draft asks: refusals teach the limiter instead.
+ * The quota a service announces: the IETF draft's `RateLimit` with `RateLimit-Policy`, `RateLimit-*` or `X-RateLimit-*`
+ * (a reset of 1e9 or more is in epoch seconds). Malformed or contradictory values are ignored, as the draft asks.
  */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
 	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
@@ -90,10 +84,7 @@ export function backoff(base: number, attempt: number, random = Math.random()): 
 	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));
 }
 
-/**
- * The reason given when a wait or an attempt ends early. One shared Error: without a reason, every abort would build
- * a DOMException (and n8n's sleep an Error) with a stack trace, which costs more than the request itself.
- */
+/** The reason given when a wait or an attempt ends early: one shared Error, not a stack trace built per abort. */
 export const ENDED = new Error('ended');
 
 /** The longest a Node.js timer waits; a longer one fires at once. */
@@ -115,10 +106,8 @@ export async function wait(wanted: number, stop?: AbortSignal | Stopper): Promis
 		unsubscribe = stopper.subscribe(resolve);
 	});
 	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
-	try {
-		await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
-	} finally {
-		unsubscribe();
-		controller.abort(ENDED);
-	}
+	// neither rejects
+	await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
+	unsubscribe();
+	controller.abort(ENDED);
 }

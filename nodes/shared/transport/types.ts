@@ -3,14 +3,12 @@ import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 import type { Service } from './services';
 import type { Stopper } from './stop';
 
-/** The node options of a call (times in ms). `timeout` bounds a whole attempt; `maxAttempts` counts the first. */
+/** The node options of a call (times in ms); `maxAttempts` counts the first, `retryDelay` is the first backoff. */
 export interface RequestSettings {
 	timeout: number;
 	maxAttempts: number;
-	/** First backoff delay; doubled on each retry, with jitter */
 	retryDelay: number;
 	maxRetryWait: number;
-	/** Largest decoded answer accepted, in bytes */
 	maxResponseBytes: number;
 }
 
@@ -23,10 +21,7 @@ export interface ApiRequest {
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[] | string;
 	headers?: IDataObject;
-	/**
-	 * Whether sending the request twice is harmless (a POST only with an idempotency key). One that is not is
-	 * retried only when it certainly did not reach the service (connection refused, DNS failure, 429).
-	 */
+	/** Whether sending it twice is harmless; if not, it is retried only when it surely did not reach the service */
 	repeatable: boolean;
 	/** Shown when a request that is not repeatable was not retried: how to make retries safe */
 	noRetryAdvice?: string;
@@ -61,12 +56,9 @@ export interface RawResponse {
 export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 
 /**
- * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service.
- * - `network`: no usable answer (refused, reset, DNS…); `timeout`: the attempt passed `timeoutMs`;
- * - `broken`: the answer stopped halfway (dropped mid-body, or a 2xx whose JSON is cut off);
- * - never retried: `tooLarge` (past `limit` bytes), `redirect` (to `location`, not followed for `redirect`'s reason),
- *   `canceled` (Stop, or `halted`: the node stopping after another item failed), `paused` (the service asked every
- *   request to wait `waitMs`, longer than allowed; `quota`: its quota resets then).
+ * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service. `broken`: the
+ * answer stopped halfway; never retried: `tooLarge`, `redirect`, `canceled` (Stop, or `halted`: the node stopping
+ * after another item failed), `paused` (the service asked to wait `waitMs`; `quota`: its quota resets then).
  */
 export interface Failure {
 	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
@@ -77,28 +69,17 @@ export interface Failure {
 	limit?: number;
 	location?: string;
 	redirect?: RedirectProblem;
-	/** For `redirect`: the method of the request redirected */
 	method?: string;
 	halted?: string;
 	waitMs?: number;
 	quota?: boolean;
 }
 
-export class WireFailure extends Error {
-	constructor(readonly failure: Failure) {
-		super(failure.kind);
-	}
-}
-
 /** How an answer bears on the service's capacity. */
 export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
 
 /** A request let through: when, at what level in flight, and its place in the order of sends. */
-export interface Ticket {
-	sentAt: number;
-	level: number;
-	seq: number;
-}
+export type Ticket = { sentAt: number; level: number; seq: number };
 
 /** One node run's side: its Concurrency cap, its Stop, its requests in flight and those waiting for a slot. */
 export interface Run {
