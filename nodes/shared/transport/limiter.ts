@@ -87,7 +87,7 @@ export class Limiter {
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
-		let paced: Pace | undefined;
+		let slot: { at: number; pace: Pace } | undefined;
 		for (;;) {
 			if (run.stop.aborted) return this.giveBack(run, stopped);
 			const now = Date.now();
@@ -106,9 +106,10 @@ export class Limiter {
 				await wait(Math.min(Math.max(paused, quota), MAX_WAIT_MS), run.stop);
 				continue;
 			}
-			if (!this.pace || paced === this.pace) break;
-			paced = this.pace;
-			await paced.turn(run.stop);
+			if (this.pace && slot?.pace !== this.pace)
+				slot = { at: now + this.pace.reserve(now), pace: this.pace };
+			if (!slot || slot.at <= now) break;
+			await wait(slot.at - now, run.stop);
 		}
 		const ticket = { sentAt: Date.now(), level: ++this.onWire, seq: ++this.sent };
 		this.quota.take(ticket.seq);
@@ -198,8 +199,7 @@ export class Limiter {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const recent = this.accepted.filter((at) => at > now - RATE_WINDOW_MS);
 		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, now - (recent[0] ?? now));
-		const filled = Math.max(now, this.pausedUntil);
-		this.pace = this.pace ? this.pace.next(now, accepted, filled) : new Pace(now, accepted, filled);
+		this.pace = new Pace(now, this.pace ? Math.min(this.pace.rate, accepted) : accepted);
 	}
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
