@@ -7,9 +7,8 @@
 /** CUBIC's cut (the AWS SDKs' is 0.7): the plateau is what the service accepted, not what was sent, so less will do */
 const BETA = 0.8;
 /**
- * CUBIC's scale, as a share of the plateau per s³ (the AWS SDKs use 0.4 requests/s³ for a client's own calls; a share
- * keeps a service of 100 requests/s as quick to find again as one of 10): past the plateau the pace probes 5% higher
- * after a second, 40% after two.
+ * CUBIC's scale, as a share of the plateau per s³ (the AWS SDKs use 0.4 requests/s³; a share finds a service of 100/s
+ * as quickly as one of 10): past the plateau the pace probes 5% higher after a second, 40% after two.
  */
 const SCALE = 0.05;
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
@@ -32,10 +31,7 @@ export class Pace {
 		this.filledAt = refusedAt;
 	}
 
-	/**
-	 * Takes a token, going into debt when the bucket is empty (requests line up for their moments instead of all
-	 * waking for each token); returns how long until this request's moment.
-	 */
+	/** Takes a token, in debt when none is left (requests line up for their moments); how long until this one's. */
 	reserve(now: number): number {
 		const capacity = Math.max(1, this.rate * BURST_SECONDS);
 		this.tokens = Math.min(capacity, this.tokens + ((now - this.filledAt) * this.rate) / 1000) - 1;
