@@ -9,6 +9,7 @@ import {
 	isHtml,
 	redactKey,
 } from '../../nodes/shared/transport/errors';
+import { redactData } from '../../nodes/shared/transport/text';
 
 const node: INode = {
 	id: 'n1',
@@ -136,5 +137,31 @@ describe('redactKey', () => {
 		const key = `${'🔑'.repeat(10)}-tail`;
 		expect(redactKey(`x ${key.slice(-9)} y`, key)).toBe('x *** y');
 		expect(redactKey(`x ${key.slice(2, 12)} y`, key)).toBe('x *** y');
+	});
+});
+
+describe('redactData', () => {
+	const KEY = 'abcdef0123456789';
+	const clean = { records: [{ title: 'Wave', people: [{ name: 'Hokusai' }] }], info: { page: 1 } };
+
+	test('data without the key or a credential is returned as it is, not copied', () => {
+		expect(redactData(clean, KEY)).toBe(clean);
+	});
+
+	test.each([
+		['a value', { records: [{ note: `echo ${KEY}` }] }, { records: [{ note: 'echo ***' }] }],
+		['a piece in an array', { list: ['x', `cut ${KEY.slice(5)}`] }, { list: ['x', 'cut ***'] }],
+		['an object key', { [KEY]: 1 }, { '***': 1 }],
+		['a URL-encoded form', { next: `?apikey=${KEY}` }, { next: '?apikey=***' }],
+		['a Bearer token of another key', { auth: 'Bearer other.token' }, { auth: 'Bearer ***' }],
+	])('the key in %s is removed', (_, data, expected) => {
+		expect(redactData(data, KEY)).toEqual(expected);
+	});
+
+	test('a key with characters JSON escapes (a quote, a backslash, a newline) is still found', () => {
+		for (const key of ['ab"cd\\ef\n0123456', 'quote"in-the-middle-of-it']) {
+			expect(redactData({ a: [{ b: `x ${key} y` }] }, key)).toEqual({ a: [{ b: 'x *** y' }] });
+			expect(redactData({ a: `x ${key.slice(1, 11)} y` }, key)).toEqual({ a: 'x *** y' });
+		}
 	});
 });

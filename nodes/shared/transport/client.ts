@@ -10,7 +10,7 @@ import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
-import { redactAll, redactKey } from './text';
+import { redactAll, redactData, redactKey } from './text';
 import type { ApiRequest, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
@@ -87,7 +87,7 @@ export class TriptychClient {
 		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
 		if (this.apiKey.length >= 4 && target.send !== this.plain)
-			answer.data = redactAll(answer.data, this.redact);
+			answer.data = redactData(answer.data, this.apiKey);
 		return answer;
 	}
 

@@ -33,8 +33,8 @@ export function redactKey(text: string, apiKey: string): string {
 const BEARER = /(Bearer\s+)[^\s"',;}]{1,4096}/gi;
 const KEY_IN_QUERY = new RegExp(`(\\b${KEY_PARAMETER}=)[^&#\\s"',;}]{1,4096}`, 'gi');
 
-/** The key's forms (as it is, URL-encoded, form-encoded, HTML-escaped) and their pieces, for the last key asked */
-let known: { key: string; forms: string[]; pieces: Set<string> } | undefined;
+/** The key's forms (as it is, URL-encoded, form-encoded, HTML-escaped), their pieces and code units, for the last key */
+let known: { key: string; forms: string[]; pieces: Set<string>; units: Uint8Array } | undefined;
 function formsOf(key: string) {
 	if (known?.key === key) return known;
 	const escaped = key.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -44,17 +44,34 @@ function formsOf(key: string) {
 	const pieces = forms.flatMap((f) =>
 		Array.from({ length: f.length }, (_, at) => f.slice(at, at + KEY_PIECE)),
 	);
-	known = { key, forms, pieces: new Set(pieces.filter((p) => p.length === KEY_PIECE)) };
+	const units = new Uint8Array(0x10000);
+	for (const f of forms) for (let at = 0; at < f.length; at++) units[f.charCodeAt(at)] = 1;
+	known = { key, forms, pieces: new Set(pieces.filter((p) => p.length === KEY_PIECE)), units };
 	return known;
 }
 
 /** Whether `text` holds a form of the key or a piece of one: one pass, not one per piece. */
-function mayHold(text: string, { forms, pieces }: NonNullable<typeof known>): boolean {
+function mayHold(text: string, { forms, pieces, units }: NonNullable<typeof known>): boolean {
 	if (forms.some((f) => f.length < KEY_PIECE && text.includes(f))) return true;
-	for (let at = 0; at + KEY_PIECE <= text.length; at++)
-		if (pieces.has(text.slice(at, at + KEY_PIECE))) return true;
+	// only a run of the key's own characters can hold a piece of it
+	for (let at = 0, run = 0; at < text.length; at++) {
+		run = units[text.charCodeAt(at)] ? run + 1 : 0;
+		if (run >= KEY_PIECE && pieces.has(text.slice(at + 1 - KEY_PIECE, at + 1))) return true;
+	}
 	return false;
 }
+
+/**
+ * An answer's data with the key removed, walked only when its JSON may hold the key or a credential: JSON writes a
+ * string as it is but for quotes, backslashes and control characters, so a key without those shows there whole.
+ */
+export function redactData<T>(data: T, apiKey: string): T {
+	const json = JSON.stringify(data) ?? '';
+	const plain = !/["\\\u0000-\u001f\ud800-\udfff]/.test(apiKey) && !HINT.test(json);
+	if (plain && apiKey.length >= 4 && !mayHold(json, formsOf(apiKey))) return data;
+	return redactAll(data, (text) => redactKey(text, apiKey));
+}
+const HINT = new RegExp(`bearer|${KEY_PARAMETER}=`, 'i');
 
 /** Replaces every run of text around `piece` that is a piece of `form` with "***". */
 function removePieces(text: string, form: string, piece: string): string {
