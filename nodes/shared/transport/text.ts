@@ -62,12 +62,12 @@ function mayHold(text: string, { forms, pieces, units }: NonNullable<typeof know
 }
 
 /**
- * An answer's data with the key removed, walked only when its JSON may hold the key or a credential: JSON writes a
- * string as it is but for quotes, backslashes and control characters, so a key without those shows there whole.
+ * An answer's data with the key removed, walked only when its JSON may hold the key or a credential: a key that JSON
+ * writes as it is (no quote, backslash or control character) shows there whole wherever it is in the data.
  */
 export function redactData<T>(data: T, apiKey: string): T {
 	const json = JSON.stringify(data) ?? '';
-	const plain = !/["\\\u0000-\u001f\ud800-\udfff]/.test(apiKey) && !HINT.test(json);
+	const plain = JSON.stringify(apiKey) === `"${apiKey}"` && !HINT.test(json);
 	if (plain && apiKey.length >= 4 && !mayHold(json, formsOf(apiKey))) return data;
 	return redactAll(data, (text) => redactKey(text, apiKey));
 }
