@@ -158,6 +158,11 @@ describe('redactData', () => {
 		expect(redactData(data, KEY)).toEqual(expected);
 	});
 
+	test('a key the service wrote with JSON escapes (\\u0061 for "a") is found once parsed', () => {
+		const data = JSON.parse(`{"echo":"x \\u0061bcdef\\u00301234 y","\\u0061bcdef0123456789":2}`);
+		expect(redactData(data, KEY)).toEqual({ echo: 'x *** y', '***': 2 });
+	});
+
 	test('a key with characters JSON escapes (a quote, a backslash, a newline) is still found', () => {
 		for (const key of ['ab"cd\\ef\n0123456', 'quote"in-the-middle-of-it']) {
 			expect(redactData({ a: [{ b: `x ${key} y` }] }, key)).toEqual({ a: [{ b: 'x *** y' }] });
