@@ -7,6 +7,7 @@ import {
 	forgetLimiters,
 	limiterFor,
 } from '../../nodes/shared/transport/limiter';
+import { Pace } from '../../nodes/shared/transport/pace';
 import { Stopper } from '../../nodes/shared/transport/stop';
 
 const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });
@@ -151,4 +152,34 @@ test('limiters are shared per key and forgotten after a quarter of an hour unuse
 	jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 16 * MINUTE);
 	limiterFor('b');
 	expect(limiterFor('a')).not.toBe(first);
+});
+
+describe('the pace', () => {
+	test('its curve starts where the pause ends, and the first request after the pause goes alone', () => {
+		const pace = new Pace(0, 20, 1000);
+		pace.grow(900);
+		expect(pace.rate).toBeCloseTo(16, 5);
+		expect(pace.book(1000)).toBe(1000);
+		expect(pace.book(1000)).toBeCloseTo(1000 + 1000 / 16, 5);
+		pace.grow(1000 + 1000 * Math.cbrt(0.2 / 0.05));
+		expect(pace.rate).toBeCloseTo(20, 5);
+	});
+
+	test('a request booked after the pace rose never goes before one booked earlier', () => {
+		const pace = new Pace(0, 20, 0);
+		const early = Array.from({ length: 30 }, () => pace.book(0));
+		pace.grow(6000);
+		expect(pace.rate).toBeGreaterThan(40);
+		const late = pace.book(100);
+		expect(late).toBeGreaterThanOrEqual(Math.max(...early));
+		expect(early).toEqual([...early].sort((a, b) => a - b));
+	});
+
+	test('after an idle spell, up to half a second of the pace goes at once, and no more', () => {
+		const pace = new Pace(0, 20, 0);
+		const at = Array.from({ length: 12 }, () => pace.book(10_000));
+		// 16/s: the burst holds half a second (8 intervals) besides the request due now
+		expect(at.filter((t) => t === 10_000)).toHaveLength(9);
+		expect(at[11]).toBeGreaterThan(10_000);
+	});
 });

@@ -13,7 +13,7 @@ function client() {
 		quotas,
 		send: () => quotas.take(++sent),
 		answer: (seq: number, at: number, quota: Quota, verdict: 'ok' | 'rateLimited' = 'ok') =>
-			quotas.answered(verdict, quota, seq, sent, at),
+			quotas.answered(verdict, quota, { seq, sent, now: at }),
 	};
 }
 
@@ -89,6 +89,6 @@ test('a service that stops announcing its quota is no longer held by it', () => 
 	c.send();
 	c.answer(1, 0, { remaining: 0, resetAt: 60_000, limit: 10 });
 	c.send();
-	c.quotas.answered('ok', undefined, 2, 2, 100);
+	c.quotas.answered('ok', undefined, { seq: 2, sent: 2, now: 100 });
 	expect(c.quotas.delay(200, 0)).toBe(0);
 });

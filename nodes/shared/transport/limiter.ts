@@ -37,7 +37,8 @@ const DRIFT = 1.05;
 const HOLD_MS = 10_000;
 /**
  * A 429 sets the pace's plateau at what the service accepted over the last this long, counted from the first of
- * those answers, but over at least `MIN_SPAN_MS`: a burst counted over less would pass for a rate.
+ * those answers (a pause that ended in the window counts: it held back what the service would have accepted), but
+ * over at least `MIN_SPAN_MS`: a burst counted over less would pass for a rate.
  */
 const RATE_WINDOW_MS = 1000;
 const MIN_SPAN_MS = 500;
@@ -107,7 +108,7 @@ export class Limiter {
 				continue;
 			}
 			if (this.pace && slot?.pace !== this.pace)
-				slot = { at: now + this.pace.reserve(now), pace: this.pace };
+				slot = { at: this.pace.book(now), pace: this.pace };
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
@@ -123,7 +124,7 @@ export class Limiter {
 		this.inFlight = Math.max(0, this.inFlight - 1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
-		this.quota.answered(verdict, quota, ticket.seq, this.sent, now);
+		this.quota.answered(verdict, quota, { seq: ticket.seq, sent: this.sent, now });
 		this.announces = !!quota;
 		if (verdict === 'ok') this.accepted.push(now);
 		if (this.accepted.length > MOST * 4) this.accepted.splice(0, MOST * 2);
@@ -198,8 +199,11 @@ export class Limiter {
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const recent = this.accepted.filter((at) => at > now - RATE_WINDOW_MS);
-		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, now - (recent[0] ?? now));
-		this.pace = new Pace(now, this.pace ? Math.min(this.pace.rate, accepted) : accepted);
+		const since =
+			this.pace && this.pace.from > now - RATE_WINDOW_MS ? now - RATE_WINDOW_MS : recent[0];
+		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, now - (since ?? now));
+		const rate = this.pace ? Math.min(this.pace.rate, accepted) : accepted;
+		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
 	}
 
 	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */

@@ -13,36 +13,36 @@ const BETA = 0.8;
 const SCALE = 0.05;
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
-/** The bucket holds this many seconds of the pace: more at once would be refused by a small bucket. */
-const BURST_SECONDS = 0.5;
+/** Up to this many seconds of the pace may go at once: more would be refused by a small bucket. */
+const BURST_MS = 500;
 
 export class Pace {
-	private tokens = 0;
-	private filledAt: number;
+	/** When the next request is due at the pace (GCRA's theoretical arrival time); a burst may go before it. */
+	private due: number;
 	rate: number;
 
-	/** A 429 at `now`: the curve's plateau is `refusedRate`, and the pace starts at BETA of it. */
+	/** A 429 at `refusedAt`: the curve's plateau is `refusedRate`; it starts at BETA of it `from` the pause's end. */
 	constructor(
 		readonly refusedAt: number,
 		private readonly refusedRate: number,
+		readonly from = refusedAt,
 	) {
 		this.refusedRate = Math.max(MIN_RATE, refusedRate);
 		this.rate = Math.max(MIN_RATE, this.refusedRate * BETA);
-		this.filledAt = refusedAt;
+		this.due = from + BURST_MS;
 	}
 
-	/** Takes a token, in debt when none is left (requests line up for their moments); how long until this one's. */
-	reserve(now: number): number {
-		const capacity = Math.max(1, this.rate * BURST_SECONDS);
-		this.tokens = Math.min(capacity, this.tokens + ((now - this.filledAt) * this.rate) / 1000) - 1;
-		this.filledAt = now;
-		return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.rate;
+	/** Books the next moment at the pace (later bookings never go before it) and returns it. */
+	book(now: number): number {
+		const at = Math.max(now, this.due - BURST_MS);
+		this.due = Math.max(this.due, now) + 1000 / this.rate;
+		return at;
 	}
 
-	/** A healthy answer: the rate follows the cubic curve from the last 429. */
+	/** A healthy answer: the rate follows the cubic curve from the end of the pause. */
 	grow(now: number): void {
 		const k = Math.cbrt((1 - BETA) / SCALE);
-		const t = (now - this.refusedAt) / 1000;
+		const t = Math.max(0, now - this.from) / 1000;
 		this.rate = Math.max(MIN_RATE, this.refusedRate * (1 + SCALE * (t - k) ** 3));
 	}
 }

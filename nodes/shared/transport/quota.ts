@@ -7,6 +7,7 @@ import type { Verdict } from './types';
  */
 const PROBE_WITHIN_MS = 5000;
 
+type Answer = { seq: number; sent: number; now: number };
 /**
  * The quota a service announces, counted forward (requests sent after the answer that told it count against it):
  * while none is left, a request waits for the reset, or for a token bucket's refill, counted from below.
@@ -26,16 +27,10 @@ export class Quotas {
 	private probe = 0;
 
 	/**
-	 * The answer to request `seq` of `sent`, and its quota (without one, the service stopped saying). A 429 to the
+	 * The answer to request `seq` of the `sent` so far, at `now`, and its quota (without one, the service stopped saying). A 429 to the
 	 * probe: the service counts in windows; any other 429: the refill was counted too high.
 	 */
-	answered(
-		verdict: Verdict,
-		quota: Quota | undefined,
-		seq: number,
-		sent: number,
-		now: number,
-	): void {
+	answered(verdict: Verdict, quota: Quota | undefined, { seq, sent, now }: Answer): void {
 		if (verdict === 'rateLimited') [this.refill, this.base] = [0, undefined];
 		if (seq === this.probe && this.kind === 'probing')
 			this.kind = verdict === 'rateLimited' ? 'window' : verdict === 'ok' ? 'bucket' : 'unknown';
