@@ -27,8 +27,8 @@ export class Quotas {
 	private probe = 0;
 
 	/**
-	 * The answer to request `seq` of the `sent` so far, at `now`, and its quota (without one, the service stopped saying). A 429 to the
-	 * probe: the service counts in windows; any other 429: the refill was counted too high.
+	 * The answer to request `seq` of the `sent` so far, at `now`, and its quota (without one, the service stopped
+	 * saying). A 429 to the probe: the service counts in windows; any other 429: the refill was counted too high.
 	 */
 	answered(verdict: Verdict, quota: Quota | undefined, { seq, sent, now }: Answer): void {
 		if (verdict === 'rateLimited') [this.refill, this.base] = [0, undefined];
