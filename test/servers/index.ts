@@ -10,3 +10,5 @@ export * from './ratelimit';
 export * from './hostile';
 export * from './real';
 export * from './quotes-services';
+export * from './aic';
+export * from './cleveland';
