@@ -4,7 +4,7 @@ import { getOptions, readNumber } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { fieldError, isPlainObject, isTool } from '../shared/validation';
 import type { ApiResponse, TriggerRoutes, TriptychClient } from '../shared/transport';
-import { SERVICES, wait } from '../shared/transport';
+import { SERVICES, excerpt, wait } from '../shared/transport';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
@@ -43,7 +43,7 @@ export function fireAutomationOperation(
 	const ignoredFields = new Set<string>();
 	let webFields: string[] = [];
 	let ignoredOption = false;
-	let ready: Promise<{ routes: TriggerRoutes; problems: unknown[] }> | undefined;
+	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	return {
 		read(i) {
 			try {
@@ -54,23 +54,21 @@ export function fireAutomationOperation(
 			}
 		},
 
+		// The style is known only once the credential is read: what it needs is checked then, still before any call
+		async prepare() {
+			routes = (await client.styleEntry('trigger')).trigger ?? routes;
+			return requests.map((r, n) => {
+				const problem = r && !forModel(r, routes) ? callProblem(ctx, r, routes, n) : undefined;
+				if (problem) windows.leave(n);
+				return problem;
+			});
+		},
+
 		async run(request, i): Promise<INodeExecutionData[]> {
 			let answered = false;
 			try {
-				// The style is known only once the credential is read: what it needs is checked then, still before any
-				// call (without Continue On Fail one wrong item stops them all, as any wrong field does).
-				ready ??= client.styleEntry('trigger').then((entry) => {
-					const routes = entry.trigger ?? SERVICES.trigger.styles.generic.trigger!;
-					const problems = requests.map(
-						(r, n) => !forModel(r, routes) && callProblem(ctx, r, routes, n),
-					);
-					return { routes, problems };
-				});
-				const { routes, problems } = await ready;
 				answered = forModel(request, routes);
 				if (answered) return [{ json: { error: EVENT_FOR_MODEL } }];
-				const problem = stopOnFailure ? problems.find(Boolean) : problems[i];
-				if (problem) throw problem;
 				const { json, ignored, ...call } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
@@ -111,7 +109,7 @@ export function fireAutomationOperation(
 			const { web, json } = taken;
 			if (!web && !json) return hints;
 			const kept = listed(webFields);
-			const other = `fields other than ${kept} (${[...ignoredFields].join(', ')})`;
+			const other = `fields other than ${kept} (${excerpt([...ignoredFields].join(', '), 200)})`;
 			const chose = !json
 				? `"${WEB}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`
 				: !web

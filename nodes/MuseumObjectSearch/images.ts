@@ -5,7 +5,7 @@ import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
 import { type StyleEntry, describeFailure } from '../shared/transport';
 import { isPlainObject, toText } from '../shared/validation';
-import type { Call, Found } from './operation';
+import type { Call, Found, Image } from './types';
 import { answerError, imageUrlOf, recordKey } from './records';
 
 /** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
@@ -76,7 +76,11 @@ export function readImages(ctx: IExecuteFunctions, i: number) {
 }
 
 /** The record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
-export function imageOf(record: IDataObject, width: number | undefined, style: StyleEntry) {
+export function imageOf(
+	record: IDataObject,
+	width: number | undefined,
+	style: StyleEntry,
+): Image | undefined {
 	const source = imageUrlOf(record);
 	if (!source) return undefined;
 	const sized = (url: string) => ({ url, source, objectId: recordKey(record) });
@@ -146,7 +150,7 @@ async function downloadImage(
 	maxBytes: number,
 ) {
 	const fail = (what: string, fix: string, httpCode?: string) => {
-		const message = `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what} [item ${i}]`;
+		const message = `Could not download the image of object ${String(objectId ?? '?')} from ${url}: ${what}`;
 		const reason = `Could not download the image: ${what}`;
 		return answerError(ctx.getNode(), reason, message, fix, i, httpCode);
 	};

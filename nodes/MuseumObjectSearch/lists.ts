@@ -1,126 +1,127 @@
 import type {
 	IDataObject,
 	ILoadOptionsFunctions,
+	INode,
 	INodeListSearchItems,
 	INodeListSearchResult,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkJson } from '../shared/transport/answer';
-import { attempt } from '../shared/transport/attempt';
-import { describeFailure, redactKey, shown } from '../shared/transport/errors';
-import { baseOf, keyRule } from '../shared/transport/origin';
-import { CREDENTIALS_TYPE, SERVICES, type StyleEntry, styleOf } from '../shared/transport';
+import { TriptychClient, webAddress } from '../shared/transport';
 import { isPlainObject } from '../shared/validation';
 import { readPage } from './records';
 
-/** The editor waits for a list: a short time limit, and a list answer is small. */
-const TIMEOUT_MS = 15_000;
-const MAX_BYTES = 4 * 1024 * 1024;
+/** The editor waits for a list: a short time limit, one retry, and a list answer is small. */
+const SETTINGS = {
+	timeout: 15_000,
+	maxAttempts: 2,
+	retryDelay: 500,
+	maxRetryWait: 5_000,
+	maxResponseBytes: 4 * 1024 * 1024,
+};
 const PAGE_SIZE = 100;
 const OBJECTS_PAGE_SIZE = 20;
+/** Pages read to filter a list by what was typed (the editor asks for no further page while a filter is typed) */
+const MAX_FILTERED_PAGES = 10;
 
 type Ctx = ILoadOptionsFunctions;
+type Entry = (record: IDataObject) => INodeListSearchItems | undefined;
 
-/** A list page for the editor: GET {Museum URL}{path}, bounded, redirects on the service's origin only. */
+/**
+ * One list page for the editor: GET {Museum URL}{path} on the nodes' road (origin rules, the key redacted, the
+ * limiter), cut to the `size` asked for (the editor's dropdown renders every entry). An entry keeps its link only
+ * when that is a web address: the editor opens it as it is.
+ */
 async function listPage(
-	ctx: Ctx,
+	client: TriptychClient,
+	node: INode,
 	path: string,
-	qs: (style: StyleEntry, page: number) => IDataObject,
-	token: string | undefined,
-	item: (record: IDataObject) => INodeListSearchItems | undefined,
-): Promise<INodeListSearchResult> {
-	const credentials = (await ctx.getCredentials(CREDENTIALS_TYPE)) as IDataObject;
-	const redact = (text: string) => redactKey(text, String(credentials.apiKey ?? ''));
-	const fail = (message: string) => new NodeOperationError(ctx.getNode(), redact(message));
-	const { label, styles } = SERVICES.museum;
-	const number = Number(token) || 1;
-	const query = qs(styles[styleOf(credentials, 'museum')]!, number);
-	const base = baseOf(credentials, 'museum');
-	if (!('url' in base)) throw fail(`Set the ${label} in the Triptych API credentials first`);
-	const url = new URL(base.url + path);
-	const problem = keyRule(credentials, url.origin).problem;
-	if (problem) throw fail(problem);
-	const answer = await attempt(
-		async (options) =>
-			await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIALS_TYPE, options),
-		{
-			url: url.href,
-			method: 'GET',
-			qs: query,
-			headers: { Accept: 'application/json' },
-			redirects: { follow: 'origin', origin: url.origin },
-			timeout: TIMEOUT_MS,
-			maxBytes: MAX_BYTES,
-		},
-	);
-	const checked = 'kind' in answer ? answer : checkJson(answer);
-	if ('kind' in checked) {
-		const limits = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size a list may have' };
-		const [what, advice] = describeFailure(checked, { what: 'the museum service', ...limits });
-		throw fail(`Could not load the list from ${base.url}: ${what}. ${advice}`);
-	}
-	const status = checked.statusCode;
-	if (status < 200 || status >= 300 || !checked.json) {
-		const said = shown(checked.body.toString('utf8'), redact);
-		const quoted = said ? `: "${said}"` : '';
-		throw fail(`The museum service answered GET ${url.pathname} with HTTP ${status}${quoted}`);
-	}
-	const page = readPage(checked.json.value);
-	if (typeof page === 'string') throw fail(`The museum service sent ${page} for ${url.pathname}`);
-	const results = page.records.flatMap((record) => (isPlainObject(record) && item(record)) || []);
-	const more = typeof page.next === 'string' || (page.pages ?? 0) > number;
-	return { results, ...(more ? { paginationToken: String(number + 1) } : {}) };
+	qs: IDataObject,
+	size: number,
+	entry: Entry,
+) {
+	const request = { service: 'museum', method: 'GET', path, qs, repeatable: true } as const;
+	const read = readPage((await client.request(request, SETTINGS, 0)).data);
+	if (typeof read === 'string')
+		throw new NodeOperationError(node, `The museum service sent ${read} for ${path}`);
+	const entries = read.records.slice(0, size).flatMap((record) => {
+		const made = isPlainObject(record) ? entry(record) : undefined;
+		if (!made) return [];
+		const { url, ...rest } = made;
+		const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
+		return [link ? { ...rest, url: link } : rest];
+	});
+	// an empty page ends the list, whatever link it carries: else the editor asks page after page
+	const more =
+		read.records.length > 0 &&
+		(typeof read.next === 'string' || (read.pages ?? 0) > Number(qs.page));
+	return { entries, more };
 }
+
+/** The page a list's token names (the editor hands back what it was given) */
+const pageOf = (token: unknown) =>
+	typeof token === 'string' && Number(token) >= 1 ? Math.floor(Number(token)) : 1;
 
 // A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
 // more reliably than a name), a period as its name (the form the service documents).
 const termList = (resource: 'classification' | 'period') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
-		const wanted = filter?.trim().toLowerCase() ?? '';
-		const qs = (style: StyleEntry, page: number) => {
-			if (style.lists) return { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
+		const wanted = typeof filter === 'string' ? filter.trim().toLowerCase() : '';
+		const entry: Entry = (record) => {
+			const { name } = record;
+			if (typeof name !== 'string' || !name.toLowerCase().includes(wanted)) return undefined;
+			const id = record.id ?? record[`${resource}id`];
+			const byId = resource === 'classification' && ['string', 'number'].includes(typeof id);
+			const value = byId ? String(id) : name;
+			return { name, value };
+		};
+		const client = TriptychClient.forEditor(this);
+		const style = await client.styleEntry('museum');
+		if (!style.lists)
 			throw new NodeOperationError(
 				this.getNode(),
 				`This museum service (${style.name} style) keeps no list of ${resource}s: choose By Name and type one`,
 			);
-		};
-		return await listPage(this, `/${resource}`, qs, token, (record) => {
-			const { name } = record;
-			if (typeof name !== 'string' || !name.toLowerCase().includes(wanted)) return undefined;
-			const id = record.id ?? record[`${resource}id`];
-			const value = resource === 'classification' && id !== undefined ? String(id) : name;
-			const count = record.objectcount;
-			return {
-				name,
-				value,
-				description: typeof count === 'number' ? `${count} objects` : undefined,
-			};
-		});
+		const first = pageOf(token);
+		// typed text is looked for on every page (bounded): the editor asks for no next page while one is typed
+		const last = wanted ? MAX_FILTERED_PAGES : first;
+		const results: INodeListSearchItems[] = [];
+		for (let page = first; page <= last; page++) {
+			const qs = { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
+			const read = await listPage(client, this.getNode(), `/${resource}`, qs, PAGE_SIZE, entry);
+			results.push(...read.entries);
+			if (!read.more) return { results };
+		}
+		return wanted ? { results } : { results, paginationToken: String(first + 1) };
 	};
 
 /** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */
 async function objects(this: Ctx, filter?: string, token?: string) {
-	const q = filter?.trim();
-	const qs = (style: StyleEntry, page: number) => ({
-		...(q ? { q } : {}),
-		[style.pageSize ?? 'limit']: OBJECTS_PAGE_SIZE,
-		page,
-		fields: 'objectid,id,title,people,dated,url',
-	});
-	return await listPage(this, '/object', qs, token, (record) => {
+	const q = typeof filter === 'string' ? filter.trim() : '';
+	const entry: Entry = (record) => {
 		const id = record.objectid ?? record.id;
-		if (id === undefined || id === null) return undefined;
+		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
 		const people = Array.isArray(record.people) ? record.people.filter(isPlainObject) : [];
-		const artist = people.map((p) => p.displayname ?? p.name).find(Boolean);
+		const artist = people.map((p) => p.displayname ?? p.name).find((n) => typeof n === 'string');
 		const title = typeof record.title === 'string' && record.title ? record.title : `Object ${id}`;
 		const about = [artist, record.dated].filter((part) => typeof part === 'string' && part);
 		return {
 			name: about.length ? `${title} – ${about.join(', ')}` : title,
 			value: String(id),
-			...(typeof record.url === 'string' ? { url: record.url } : {}),
+			url: typeof record.url === 'string' ? record.url : undefined,
 		};
-	});
+	};
+	const client = TriptychClient.forEditor(this);
+	const style = await client.styleEntry('museum');
+	const page = pageOf(token);
+	const qs = {
+		...(q ? { q } : {}),
+		[style.pageSize ?? 'limit']: OBJECTS_PAGE_SIZE,
+		page,
+		fields: 'objectid,id,title,people,dated,url',
+	};
+	const read = await listPage(client, this.getNode(), '/object', qs, OBJECTS_PAGE_SIZE, entry);
+	return { results: read.entries, ...(read.more ? { paginationToken: String(page + 1) } : {}) };
 }
 
 export const listSearch = {

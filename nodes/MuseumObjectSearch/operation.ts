@@ -1,31 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice } from '../shared/fields';
 import { addHint, type ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
-import type { RequestSettings, StyleEntry, TriptychClient } from '../shared/transport';
+import type { StyleEntry, TriptychClient } from '../shared/transport';
 import { isTool } from '../shared/validation';
 import { getObject, readObjectId } from './actions/get';
 import { readSearchPlan, searchObjects } from './actions/search';
 import { OPERATION } from './description';
 import { attachImages, imageOf, readImages } from './images';
 import { readOutput } from './records';
-
-/** One object as output: its item, and its image to download. */
-export interface Found {
-	item: INodeExecutionData;
-	image?: ReturnType<typeof imageOf>;
-}
-
-/** What an operation needs for one input item; `map` turns a record into its output as soon as it comes. */
-export interface Call {
-	ctx: IExecuteFunctions;
-	client: TriptychClient;
-	settings: RequestSettings;
-	style: StyleEntry;
-	map: (record: IDataObject) => Found;
-	i: number;
-}
+import type { Found } from './types';
 
 /** Everything one input item asks for, checked before any request is sent. */
 function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {

@@ -5,7 +5,7 @@ import { getLimit, getOptions, readChoice } from '../shared/fields';
 import { type ItemOperation, addHint } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, toText } from '../shared/validation';
+import { describeValue, isPlainObject, plainText, toText } from '../shared/validation';
 import { ORDER, SORT_BY, type SortField } from './description';
 
 /** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */
@@ -48,7 +48,7 @@ export function quoteTagsOperation(
 			let tags = tagList(response.data);
 			if (!tags)
 				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
-					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected [item ${i}]`,
+					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected`,
 					description:
 						'Expected a JSON list of tags (objects or names), an object of names and descriptions, or one of those under "results", "tags", "categories", "data" or "contents". Check the Quotes URL.',
 					itemIndex: i,
@@ -106,10 +106,11 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 	const key = (tag: IDataObject): number | string | undefined => {
 		const value = SORT_FIELDS[by].map((field) => tag[field]).find(present);
 		if (!present(value)) return undefined;
-		if (by === 'quoteCount') return Number(value);
-		if (by === 'name') return String(value).toLowerCase();
-		const time = Date.parse(String(value));
-		return Number.isNaN(time) ? String(value) : time;
+		const text = plainText(value);
+		if (by === 'quoteCount') return Number(text);
+		if (by === 'name') return text.toLowerCase();
+		const time = Date.parse(text);
+		return Number.isNaN(time) ? text : time;
 	};
 	const sign = order === 'asc' ? 1 : -1;
 	const keyed = tags.map((tag) => ({ tag, key: key(tag) }));
@@ -142,7 +143,7 @@ function words(text: string): string {
  */
 export function tagList(data: unknown, depth = 0): IDataObject[] | undefined {
 	if (Array.isArray(data))
-		return data.filter(present).map((tag) => (isPlainObject(tag) ? tag : { name: String(tag) }));
+		return data.filter(present).map((tag) => (isPlainObject(tag) ? tag : { name: plainText(tag) }));
 	if (!isPlainObject(data)) return undefined;
 	const entries = Object.entries(data);
 	if (

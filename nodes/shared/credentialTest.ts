@@ -2,20 +2,37 @@ import type {
 	ICredentialDataDecryptedObject,
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
-	IDataObject,
 	INodeCredentialTestResult,
+	NodeOperationError,
 } from 'n8n-workflow';
 
-import { type Judgement, checkJson, judge } from './transport/answer';
-import { type Sender, attempt } from './transport/attempt';
-import { describeFailure, excerpt, redactKey } from './transport/errors';
-import { applyKey, baseOf, keyRule, notWebAddress } from './transport/origin';
-import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './transport/services';
-import type { Failure } from './transport/types';
+import {
+	type Failure,
+	type Judgement,
+	type Service,
+	SERVICES,
+	SERVICE_NAMES,
+	TriptychClient,
+	baseOf,
+	baseUrlProblem,
+	describeFailure,
+	excerpt,
+	judge,
+	redactKey,
+	styleOf,
+} from './transport';
 
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
 const MAX_BYTES = 1024 * 1024;
+/** One attempt, and no wait for a service that asked every request to wait: the editor's user is waiting */
+const SETTINGS = {
+	timeout: TIMEOUT_MS,
+	maxAttempts: 1,
+	retryDelay: 0,
+	maxRetryWait: 0,
+	maxResponseBytes: MAX_BYTES,
+};
 
 type Target = Exclude<ReturnType<typeof testTarget>, string>;
 
@@ -35,16 +52,16 @@ const passed = (message: string): INodeCredentialTestResult => ({
 	message: `Connection successful: the ${message}`,
 });
 
-/** The request that tests one service (never one that fires an automation), or why it cannot be tested. */
+/** The request that tests one service (never one that fires an automation), or why its address cannot be tested. */
 export function testTarget(data: ICredentialDataDecryptedObject, service: Service) {
 	const { label, field, styles } = SERVICES[service];
 	const checked = baseOf(data, service);
-	if (!('url' in checked)) return notWebAddress(label, data[field]);
+	if (!('url' in checked)) return baseUrlProblem(checked, data[field], label).join('. ');
 	const style = styleOf(data, service);
 	const { path, qs } = styles[style]!.test;
 	const url = new URL(checked.url + path);
 	for (const [name, value] of Object.entries(qs ?? {})) url.searchParams.set(name, String(value));
-	return keyRule(data, url.origin).problem ?? { service, style, base: checked.url, url };
+	return { service, style, base: checked.url, path, qs, url };
 }
 
 /** A redirect is never followed off the service's origin (it would take the key along), whoever saw it. */
@@ -116,7 +133,7 @@ function judgeFailure(target: Target, failure: Failure): string {
 	return `${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`;
 }
 
-/** The credential's Test (`testedBy`): one safe GET to each filled-in service at once, through the nodes' transport. */
+/** The credential's Test (`testedBy`): one safe GET to each filled-in service at once, on the nodes' road. */
 export async function triptychApiTest(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
@@ -125,10 +142,11 @@ export async function triptychApiTest(
 	const isFilled = (s: Service) => String(data[SERVICES[s].field] ?? '').trim() !== '';
 	const tested = BY_RANK.filter(isFilled);
 	if (!tested.length) return fail(NOTHING_FILLED);
+	const client = TriptychClient.forTest(this, credential);
 	const verdicts = await Promise.all(
 		tested.map(async (service) => {
 			const target = testTarget(data, service);
-			return typeof target === 'string' ? fail(target) : await runTest.call(this, data, target);
+			return typeof target === 'string' ? fail(target) : await runTest(client, target);
 		}),
 	);
 	const lines = verdicts.map((v, n) =>
@@ -144,48 +162,16 @@ export async function triptychApiTest(
 	};
 }
 
-async function runTest(
-	this: ICredentialTestFunctions,
-	data: ICredentialDataDecryptedObject,
-	target: Target,
-): Promise<INodeCredentialTestResult> {
-	// a credential test gets only the `request` helper (no `httpRequest`, which the linter would ask for by its
-	// spelling `this.helpers.request`): taken by name, it is the same call
-	const { request } = this.helpers;
-	const send: Sender = async (plain) => {
-		const options = applyKey(data, plain);
-		const answer = request({
-			method: options.method,
-			uri: options.url,
-			qs: options.qs,
-			headers: options.headers,
-			body: options.body,
-			useStream: true,
-			timeout: options.timeout,
-			resolveWithFullResponse: true,
-			simple: false,
-			followRedirect: false,
-			followAllRedirects: false,
-			abortSignal: options.abortSignal,
-		}) as Promise<unknown>;
-		// some versions throw for an HTTP error even with `simple: false`: that is an answer too
-		return await answer.catch((error: { statusCode?: number; response?: IDataObject }) => {
-			const r = error?.response;
-			const status = error?.statusCode ?? r?.statusCode ?? r?.status;
-			if (typeof status !== 'number') return Promise.reject(error);
-			return { statusCode: status, body: r?.body ?? r?.data, headers: r?.headers };
-		});
-	};
-	const answer = await attempt(send, {
-		url: target.url.href,
-		method: 'GET',
-		headers: { Accept: 'application/json' },
-		redirects: { follow: 'origin', origin: target.url.origin },
-		timeout: TIMEOUT_MS,
-		maxBytes: MAX_BYTES,
-	});
-	const checked = 'kind' in answer ? answer : checkJson(answer);
-	if ('kind' in checked) return fail(judgeFailure(target, checked));
-	const redact = (text: string) => redactKey(text, String(data.apiKey ?? ''));
-	return judgeAnswer(target, checked.statusCode, judge(checked, redact));
+async function runTest(client: TriptychClient, target: Target): Promise<INodeCredentialTestResult> {
+	const { service, path, qs } = target;
+	const request = { service, method: 'GET', path, qs, repeatable: true } as const;
+	try {
+		const outcome = await client.exchange(request, SETTINGS, 0);
+		if ('failure' in outcome) return fail(judgeFailure(target, outcome.failure));
+		return judgeAnswer(target, outcome.res.statusCode, judge(outcome.res, client.redact));
+	} catch (error) {
+		// the key may not go to this address as the credential is set (services sharing an origin)
+		const { message, description } = error as NodeOperationError;
+		return fail(description ? `${message}. ${description}` : message);
+	}
 }

@@ -10,6 +10,8 @@ import { isTool } from './validation';
 export interface ItemOperation<P> {
 	/** Reads and checks one item's fields; throws a NodeOperationError naming the field and the item */
 	read(itemIndex: number): P;
+	/** The run's checks that need the credential, after every item is read and before any request: per item, a refusal */
+	prepare?(): Promise<Array<Error | undefined>>;
 	/** One item's work: its output items (pairedItem is set by the caller) */
 	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
 }
@@ -23,23 +25,47 @@ export async function runNode<P>(
 	ctx: IExecuteFunctions,
 	makeOperation: (client: TriptychClient) => ItemOperation<P>,
 ): Promise<INodeExecutionData[][]> {
-	const concurrency = getConcurrency(ctx);
-	const client = new TriptychClient(ctx, concurrency);
-	const operation = makeOperation(client);
+	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
+	const numbered = !isTool(ctx);
+	const asItemError = (error: unknown, i: number) => {
+		const e = asNodeError(ctx, error, i);
+		if (numbered) e.message = `${e.message} [item ${i}]`;
+		return e;
+	};
+	// the run's own settings (the first item's options) are checked before anything else
+	let concurrency: number, client: TriptychClient, operation: ItemOperation<P>;
+	try {
+		concurrency = getConcurrency(ctx);
+		client = new TriptychClient(ctx, concurrency);
+		operation = makeOperation(client);
+	} catch (error) {
+		throw asItemError(error, 0);
+	}
 	const continueOnFail = ctx.continueOnFail();
 	const count = ctx.getInputData().length;
 	const plans = Array.from({ length: count }, (_, i) => {
 		try {
 			return operation.read(i);
 		} catch (error) {
-			const failed = asNodeError(ctx, error, i);
+			const failed = asItemError(error, i);
 			if (continueOnFail) return failed;
 			throw failed;
 		}
 	});
 
-	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
-	const forModel = isTool(ctx);
+	let refused: Array<Error | undefined> = [];
+	try {
+		if (plans.some((plan) => !(plan instanceof Error)))
+			refused = (await operation.prepare?.()) ?? [];
+	} catch (error) {
+		throw asItemError(error, 0);
+	}
+	refused.forEach((problem, i) => {
+		if (problem && !(plans[i] instanceof Error)) plans[i] = asItemError(problem, i);
+	});
+	const first = plans.find((plan) => plan instanceof Error);
+	if (first && !continueOnFail) throw first;
+
 	const results: INodeExecutionData[][] = new Array(count);
 	try {
 		await pool(count, concurrency, async (i) => {
@@ -49,8 +75,7 @@ export async function runNode<P>(
 				const produced = await operation.run(plan, i);
 				results[i] = produced.map((item) => ({ ...item, pairedItem: { item: i } }));
 			} catch (failure) {
-				const error = asNodeError(ctx, failure, i);
-				if (forModel) error.message = error.message.replace(/ \[item \d+\]$/, '');
+				const error = failure === plan ? plan : asItemError(failure, i);
 				if (!continueOnFail) {
 					client.halt();
 					throw error;
@@ -84,5 +109,5 @@ export function errorItem(error: unknown, itemIndex: number, extra: JsonObject =
 export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
 	const message = (error as Error)?.message || String(error);
-	return new NodeOperationError(ctx.getNode(), `${message} [item ${itemIndex}]`, { itemIndex });
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
 }

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
-import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport/retry';
+import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport';
 import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
 
 /** The label, parameter name, default and range that every option below spells the same way. */

@@ -105,9 +105,13 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	}
 
 	// one page after another: by the service's next link, or by number
+	const followed = new Set<string>();
 	for (;;) {
 		if (requests >= maxPages) throw options.tooManyPages(maxPages, items.length);
 		const url = typeof answer.next === 'string' ? answer.next : undefined;
+		// a link back to a page already read: the results went round, nothing more is there
+		if (url !== undefined && followed.has(url)) return done();
+		if (url !== undefined) followed.add(url);
 		page++;
 		answer = await fetch({ page, size, url });
 		take(answer.records);

@@ -8,17 +8,21 @@ export function fieldError(
 	problem: string,
 	description?: string,
 ): NodeOperationError {
-	const message = `${field} ${problem} [item ${itemIndex}]`;
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
+	return new NodeOperationError(ctx.getNode(), `${field} ${problem}`, { itemIndex, description });
 }
 
 /** A value as the user would recognise it in a message. */
-export function show(value: unknown): string {
-	if (typeof value === 'string') return `"${value}"`;
+export const show = (value: unknown): string =>
+	typeof value === 'string' ? `"${value}"` : plainText(value);
+
+/** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
+export function plainText(value: unknown): string {
+	if (typeof value === 'string') return value;
+	if (typeof value !== 'object' || value === null) return String(value);
 	try {
-		return JSON.stringify(value) ?? String(value);
+		return JSON.stringify(value);
 	} catch {
-		return String(value);
+		return '';
 	}
 }
 

@@ -307,7 +307,7 @@ describe('which address it tests', () => {
 			}),
 		).toEqual({
 			status: 'Error',
-			message: `Museum URL: The Museum URL "museum-api.example.edu" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com. Quotes URL: Connection successful: the quotes service at ${quotes.url} answered. Trigger URL empty: skipped.`,
+			message: `Museum URL: The Museum URL "museum-api.example.edu" is not a web address. Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com. Quotes URL: Connection successful: the quotes service at ${quotes.url} answered. Trigger URL empty: skipped.`,
 		});
 		expect(
 			await testCredential({ apiKey: DEFAULT_API_KEY, quotesUrl: 'ftp://quotes.example.com/' }),

@@ -118,6 +118,31 @@ describe('Get', () => {
 			locator('id', `={{ "${'9'.repeat(400)}" }}`),
 			/^"Object" has "9+", which is not an object ID/,
 		],
+		['"."', locator('id', '={{ "." }}'), /^"Object" has "\.", which is not an object ID/],
+		['".." from the list', locator('list', '={{ ".." }}'), /^"Object" has "\.\.", which is not/],
+		[
+			'an address ending in %2E%2E',
+			locator('url', '={{ "https://harvardartmuseums.org/collections/object/%2E%2E" }}'),
+			/^"Object" has the address .*, which names no object \[item 0\]$/,
+		],
+		[
+			'an address with a malformed escape',
+			locator('url', '={{ "https://harvardartmuseums.org/collections/object/12%E0%A4%A" }}'),
+			/^"Object" has the address .*, which names no object \[item 0\]$/,
+		],
+		[
+			'an address with an ID past 100 characters',
+			locator(
+				'url',
+				`={{ "https://harvardartmuseums.org/collections/object/${'7'.repeat(150)}" }}`,
+			),
+			/^"Object" has the address .*, which names no object \[item 0\]$/,
+		],
+		[
+			'an object (a model can pass one)',
+			locator('id', '={{ { "toString": 1 } }}'),
+			/^"Object" has {"toString":1}, which is not an object ID \[item 0\]$/,
+		],
 	])('an Object that is %s is refused before any request', async (_name, objectId, message) => {
 		const result = await run({ operation: 'get', objectId });
 		expect(result.error(NODE)?.message).toMatch(message);
@@ -146,13 +171,12 @@ describe("the editor's lists", () => {
 	const search = (method: string, filter?: string, token?: string, museumApi = 'harvard') =>
 		listSearch('museumObjectSearch', method, { ...credentials(), museumApi }, filter, token);
 
-	test('classifications: the service list with object counts, the ID as value', async () => {
+	test('classifications: the service list, the ID as value', async () => {
 		const { results } = await search('classifications');
 		const prints = RECORDS.filter((r) => r.classification === 'Prints').length;
 		expect(results).toContainEqual({
 			name: 'Prints',
 			value: expect.stringMatching(/^\d+$/),
-			description: `${prints} objects`,
 		});
 		expect(harvard.requests[0].query).toMatchObject({ apikey: KEY, size: '100', page: '1' });
 		const filtered = await search('classifications', 'pain');
@@ -170,9 +194,7 @@ describe("the editor's lists", () => {
 
 	test('periods: names as values; objects: title and artist, the ID as value', async () => {
 		const periods = await search('periods', 'edo');
-		expect(periods.results).toEqual([
-			{ name: 'Edo period', value: 'Edo period', description: expect.stringMatching(/objects$/) },
-		]);
+		expect(periods.results).toEqual([{ name: 'Edo period', value: 'Edo period' }]);
 		const objects = await search('objects', 'wave');
 		expect(objects.results[0]).toEqual({
 			name: expect.stringMatching(/^Under the Wave off Kanagawa.* – Katsushika Hokusai, /),
@@ -304,6 +326,12 @@ describe("as an AI agent's tool", () => {
 	])('an empty call %j tells the model what to pass', async (params, message) => {
 		const result = await runTool(params);
 		expect(result.error(NODE)!.message).toBe(message);
+		expect(harvard.requests).toHaveLength(0);
+	});
+
+	test('a field error reads without an item number: it means nothing to the model', async () => {
+		const result = await runTool({ operation: 'get', objectId: locator('id', '={{ ".." }}') });
+		expect(result.error(NODE)!.message).toBe('"Object" has "..", which is not an object ID');
 		expect(harvard.requests).toHaveLength(0);
 	});
 });

@@ -240,9 +240,7 @@ describe('failed downloads', () => {
 		expect(out[2].binary?.data.fileName).toBe('3.png');
 		expect(out[1].binary).toBeUndefined();
 		expect(out[1].json).toMatchObject({
-			error: expect.stringMatching(
-				/Could not download the image of object 2 .* HTTP 404 \[item 0\]/,
-			),
+			error: expect.stringMatching(/^Could not download the image of object 2 .* HTTP 404$/),
 			httpCode: '404',
 			objectId: 2,
 			imageUrl: `${images.url}/images/missing-2.png`,

@@ -346,13 +346,35 @@ describe('failures of the service', () => {
 describe('credentials addresses', () => {
 	test.each([
 		['', /The Quotes URL is empty \[item 0\]/],
-		['not a url', /The Quotes URL "not a url" is not a valid address/],
-		['ftp://example.com', /The Quotes URL must start with http:\/\/ or https:\/\//],
+		['not a url', /The Quotes URL "not a url" is not a web address \[item 0\]/],
+		['ftp://example.com', /The Quotes URL "ftp:\/\/example.com" is not a web address/],
 	])('Quotes URL %j', async (quotesUrl, message) => {
 		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl } });
 		expect(result.error('Tags')!.message).toMatch(message);
 		expect(server.requests).toHaveLength(0);
 	});
+
+	test.each([
+		['{url}/#', /has a query string or fragment \(\? or #\)/],
+		['{url}/hooks?token=abc', /"http:\/\/127\.0\.0\.1:\d+\/hooks…" has a query string or fragment/],
+		['{url}?', /has a query string or fragment/],
+		[
+			'http://alice:s3cret@{host}',
+			/The Quotes URL holds a user name or password \(user:password@\)/,
+		],
+	])(
+		'a base address %s is refused before any request, its secrets unquoted',
+		async (typed, said) => {
+			const quotesUrl = typed
+				.replace('{url}', server.url)
+				.replace('{host}', new URL(server.url).host);
+			const result = await runTags({ limit: 1 }, { credentials: { quotesUrl } });
+			const error = result.error('Tags')!;
+			expect(error.message).toMatch(said);
+			expect(`${error.message} ${error.description}`).not.toMatch(/token=abc|alice|s3cret/);
+			expect(server.requests).toHaveLength(0);
+		},
+	);
 
 	test('trailing slashes are tolerated', async () => {
 		const result = await runTags({ limit: 1 }, { credentials: { quotesUrl: `${server.url}///` } });

@@ -63,6 +63,18 @@ describe('Applet Trigger', () => {
 		]);
 	});
 
+	test('Automatic: field names of any length make a hint of bounded length', async () => {
+		const long = 'n'.repeat(100_000);
+		const params = { payload: 'json', jsonBody: `={{ { value1: "a", "${long}": 1, other: 2 } }}` };
+		const result = await fire(params);
+		expect(result.error(NODE)).toBeUndefined();
+		const [hint] = hintsOf(result);
+		expect(hint).toMatch(
+			/^Applet Trigger \(Automatic\) chose "Receive a Web Request with a JSON Payload"/,
+		);
+		expect(hint.length).toBeLessThan(1000);
+	});
+
 	test('Receive a Web Request refuses a payload IFTTT would drop, before any call', async () => {
 		const items = [{ extra: '' }, { extra: 'x' }];
 		const params = {

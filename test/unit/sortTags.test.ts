@@ -127,3 +127,17 @@ test.each<[string, unknown, IDataObject[] | undefined]>([
 	['an empty object', {}, undefined],
 	['text', 'love', undefined],
 ])('tagList: %s', (_, body, expected) => expect(tagList(body)).toEqual(expected));
+
+test('values of any shape sort and list without a TypeError (JSON can hold an object whose toString is not a function)', () => {
+	const odd = JSON.parse('{"toString": 1, "valueOf": "x"}');
+	const tags = [
+		{ name: odd, quoteCount: odd, dateAdded: odd },
+		{ name: 'b', quoteCount: 2, dateAdded: '2020-01-01' },
+	];
+	for (const by of ['name', 'quoteCount', 'dateAdded', 'dateModified'] as const)
+		expect(() => sortTags([...tags], by, 'asc')).not.toThrow();
+	expect(tagList([[odd], 'wisdom'])).toEqual([
+		{ name: '[{"toString":1,"valueOf":"x"}]' },
+		{ name: 'wisdom' },
+	]);
+});

@@ -2,11 +2,11 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
-import type { Call } from '../operation';
+import type { Call } from '../types';
 import { answerError } from '../records';
 
-/** An object ID as it goes in the path: no separator, and not longer than any museum's */
-const ID = /^[^/\s?#]{1,100}$/;
+/** An object ID as it goes in the path: no separator, not `.` or `..` (a path step), not longer than any museum's */
+const ID = /^(?!\.+$)[^/\s?#]{1,100}$/;
 /** A Harvard object page (…/collections/object/{id}) or the API's own address ({Museum URL}/object/{id}) */
 const OBJECT_PATH = /\/object\/([^/\s?#]+)\/?$/;
 
@@ -55,28 +55,41 @@ export const getFields: INodeProperties[] = [
 	},
 ];
 
+function decoded(text: string): string | undefined {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
+	}
+}
+
 /** Get's Object, checked: an ID, from any mode (a URL gives the ID in its path). */
 export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean): string {
 	const raw = ctx.getNodeParameter('objectId', i, '') as unknown;
-	const mode = isPlainObject(raw) ? String(raw.mode ?? '') : '';
-	const value = String((isPlainObject(raw) ? raw.value : raw) ?? '').trim();
+	const given = isPlainObject(raw) ? raw.value : raw;
+	const mode = isPlainObject(raw) && typeof raw.mode === 'string' ? raw.mode : '';
+	const field = '"Object"';
+	if (typeof given !== 'string' && typeof given !== 'number' && given != null)
+		throw fieldError(ctx, field, i, `has ${show(given)}, which is not an object ID`);
+	const value = String(given ?? '').trim();
 	if (!value && asTool) {
 		const message =
 			'No object ID was given: pass the ID of the object to get, for example 228563 (the "id" of a search result)';
 		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i });
 	}
-	const field = '"Object"';
 	if (!value)
 		throw fieldError(ctx, field, i, 'is empty', 'Pick an object, or give its ID or address.');
 	if (mode !== 'url' && !/^https?:\/\//i.test(value)) {
 		if (ID.test(value)) return value;
 		throw fieldError(ctx, field, i, `has ${show(value)}, which is not an object ID`);
 	}
-	const id = URL.canParse(value) ? OBJECT_PATH.exec(new URL(value).pathname)?.[1] : undefined;
-	if (id) return decodeURIComponent(id);
+	const inPath = URL.canParse(value) ? OBJECT_PATH.exec(new URL(value).pathname)?.[1] : undefined;
+	const id = inPath && decoded(inPath);
+	if (id && ID.test(id)) return id;
 	const fix =
 		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.';
-	throw fieldError(ctx, field, i, `has the address ${show(value)}, which names no object`, fix);
+	const address = show(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+	throw fieldError(ctx, field, i, `has the address ${address}, which names no object`, fix);
 }
 
 /** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
@@ -91,13 +104,13 @@ export async function getObject({ ctx, client, settings, map, i }: Call, id: str
 		failure = error;
 	}
 	if (failure instanceof NodeApiError && failure.httpCode === '404') {
-		const message = `The museum service has no object with the ID "${id}" [item ${i}]`;
+		const message = `The museum service has no object with the ID "${id}"`;
 		const fix = 'Check the ID, or pick the object from the list. It was not retried.';
 		throw answerError(ctx.getNode(), 'object not found', message, fix, i, '404');
 	}
 	if (failure) throw failure;
 	if (isPlainObject(data)) return [map(data)];
-	const message = `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected [item ${i}]`;
+	const message = `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected`;
 	const fix =
 		'Check the Museum URL in the Triptych API credentials: it must point at the object API.';
 	throw answerError(ctx.getNode(), 'record is not an object', message, fix, i);

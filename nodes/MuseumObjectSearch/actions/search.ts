@@ -12,7 +12,7 @@ import {
 	toText,
 } from '../../shared/validation';
 import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
-import type { Call, Found } from '../operation';
+import type { Call, Found } from '../types';
 import { answerError, readPage, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from '../description';
 
@@ -140,7 +140,7 @@ export async function searchObjects(
 			const request = { service: 'museum', method: 'GET', ...where, repeatable: true } as const;
 			const answer = readPage((await client.request(request, settings, i)).data);
 			if (typeof answer === 'string') {
-				const message = `The museum service answered with ${answer} where a list of object records was expected [item ${i}]`;
+				const message = `The museum service answered with ${answer} where a list of object records was expected`;
 				const fix =
 					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.';
 				throw answerError(node, 'unexpected body shape', message, fix, i);
@@ -150,13 +150,13 @@ export async function searchObjects(
 		},
 		map: (record: unknown, index: number) => {
 			if (isPlainObject(record)) return map(record);
-			const message = `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object [item ${i}]`;
+			const message = `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object`;
 			const fix =
 				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.';
 			throw answerError(node, 'record is not an object', message, fix, i);
 		},
 		tooManyPages: (maxPages, kept) => {
-			const message = `The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records [item ${i}]`;
+			const message = `The search needs more than ${maxPages} pages (Max Pages): the museum service still had more results after ${kept} records`;
 			const description =
 				'Nothing was returned rather than part of the results. Raise "Max Pages" in the options, narrow the search with filters, or turn off Return All and set a Limit.';
 			return new NodeOperationError(node, message, { itemIndex: i, description });

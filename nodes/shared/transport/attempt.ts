@@ -148,6 +148,8 @@ const NOT_SENT_CODES = new Set(
 );
 
 function networkFailure(error: unknown): Failure {
+	const blocked = ssrfBlock(error);
+	if (blocked) return { kind: 'blocked', code: 'SSRF', sent: false, detail: blocked };
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
 	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
@@ -160,4 +162,16 @@ function networkFailure(error: unknown): Failure {
 		// anything but a failure to connect (reset, timeout, broken pipe, unknown) may have reached the service
 		sent: !NOT_SENT_CODES.has(code),
 	};
+}
+
+/** The address n8n's SSRF protection refused, when that is what ended the request (it wraps its error in others) */
+function ssrfBlock(error: unknown): string | undefined {
+	let e = error as (IDataObject & { cause?: unknown }) | undefined;
+	for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++, e = e.cause as typeof e) {
+		if (!/^Ssrf/.test(String(e.name ?? ''))) continue;
+		const { hostname, ip } = e as { hostname?: string; ip?: string };
+		const where = hostname && ip && hostname !== ip ? `${hostname} (${ip})` : (hostname ?? ip);
+		return cut(where || 'that address', 300);
+	}
+	return undefined;
 }

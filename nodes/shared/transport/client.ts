@@ -1,17 +1,26 @@
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialTestFunctions,
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	INode,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
 import { type AttemptSpec, type Sender, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, type Run, limiterFor } from './limiter';
-import { baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
+import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
 import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
 import { redactAll, redactData, redactKey } from './text';
-import type { ApiRequest, RequestSettings } from './types';
+import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
@@ -19,8 +28,81 @@ const MAX_IMAGE_DOWNLOADS = 8;
 export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
 type Target = { url: string; origin: string; send: Sender };
+type Exchange = Outcome & { where: ErrorSite; keyed: boolean };
 
-/** The one way the nodes talk to their services, one per node execution, through n8n's request helpers. */
+/** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
+interface Host {
+	node: INode;
+	credentials(): Promise<ICredentialDataDecryptedObject>;
+	credentialId?: string;
+	plain: Sender;
+	/** Sends with the key, applied by the credential's `authenticate` */
+	keyed(credentials: ICredentialDataDecryptedObject): Sender;
+	signal?: AbortSignal;
+	log(text: string, meta: Record<string, unknown>): void;
+}
+
+/** A node run's or an editor list's context: n8n's request helpers, the key added by `authenticate`. */
+function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
+	const node = ctx.getNode();
+	const { id = '', name = '' } = node.credentials?.[CREDENTIALS_TYPE] ?? {};
+	return {
+		node,
+		credentials: async () => await ctx.getCredentials(CREDENTIALS_TYPE),
+		credentialId: id ?? undefined,
+		plain: async (options) => await ctx.helpers.httpRequest(options),
+		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
+		keyed: (data) => async (options) =>
+			await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIALS_TYPE, options, {
+				credentialsDecrypted: { id: id ?? '', name, type: CREDENTIALS_TYPE, data },
+			}),
+		signal: 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal?.() : undefined,
+		log: (text, meta) => ctx.logger.debug(text, meta),
+	};
+}
+
+/** The credential Test's context: only the `request` helper, and the credential being edited. */
+function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted): Host {
+	const data = credential.data ?? {};
+	// taken by name: the linter would ask for `httpRequest`, which a credential test does not get
+	const { request } = ctx.helpers;
+	const plain: Sender = async (options: IHttpRequestOptions) => {
+		const answer = request({
+			method: options.method,
+			uri: options.url,
+			qs: options.qs,
+			headers: options.headers,
+			body: options.body,
+			useStream: true,
+			timeout: options.timeout,
+			resolveWithFullResponse: true,
+			simple: false,
+			followRedirect: false,
+			followAllRedirects: false,
+			abortSignal: options.abortSignal,
+		}) as Promise<unknown>;
+		// some versions throw for an HTTP error even with `simple: false`: that is an answer too
+		return await answer.catch((error: { statusCode?: number; response?: IDataObject }) => {
+			const r = error?.response;
+			const status = error?.statusCode ?? r?.statusCode ?? r?.status;
+			if (typeof status !== 'number') return Promise.reject(error);
+			return { statusCode: status, body: r?.body ?? r?.data, headers: r?.headers };
+		});
+	};
+	return {
+		node: { id: '', name: credential.name || 'Triptych API', type: CREDENTIALS_TYPE } as INode,
+		credentials: async () => data,
+		credentialId: credential.id,
+		plain,
+		keyed: (credentials) => async (options) => await plain(applyKey(credentials, options)),
+		log: (text, meta) => ctx.logger.debug(text, meta),
+	};
+}
+
+/**
+ * The one road to the services: nodes, editor lists and the credential Test each make their requests here, so the
+ * origin rules, the key's redaction, the bounds and the shared limiter apply to all of them.
+ */
 export class TriptychClient {
 	private credentials?: Promise<ICredentialDataDecryptedObject>;
 	private apiKey = '';
@@ -30,19 +112,27 @@ export class TriptychClient {
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
 	private readonly targets = new Map<Service, Target>();
-	/** Read once: n8n's `getNode()` copies the node deeply on every call */
-	private readonly node: INode;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
+	static forEditor(ctx: ILoadOptionsFunctions, concurrency = 1): TriptychClient {
+		return new TriptychClient(contextHost(ctx), concurrency);
+	}
+
+	static forTest(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted) {
+		return new TriptychClient(testHost(ctx, credential), 1);
+	}
+
 	constructor(
-		private readonly ctx: IExecuteFunctions,
+		host: IExecuteFunctions | Host,
 		private readonly concurrency: number,
 	) {
-		this.stopped = new Stopper(ctx.getExecutionCancelSignal?.());
+		this.host = 'getNode' in host ? contextHost(host) : host;
+		this.stopped = new Stopper(this.host.signal);
 		this.cancel = new Stopper(this.stopped);
-		this.node = ctx.getNode();
 	}
+
+	private readonly host: Host;
 
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
 	halt(): void {
@@ -61,8 +151,24 @@ export class TriptychClient {
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
 	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
+		const { where, keyed, ...outcome } = await this.exchange(req, settings, itemIndex);
+		const { attempts, gaveUp } = outcome;
+		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
+		const { acceptText } = req;
+		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
+		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
+		if (this.apiKey.length >= 4 && keyed)
+			answer.data = redactData(answer.data, this.apiKey, outcome.res.body.toString('utf8'));
+		return answer;
+	}
+
+	/**
+	 * One request on the road, answered as it came (JSON parsed) or as what went wrong: for callers that judge the
+	 * answer themselves (the credential Test). A wrong base address or key setting throws before anything is sent.
+	 */
+	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number): Promise<Exchange> {
 		const { service } = req;
-		const where: ErrorSite = { node: this.node, service, itemIndex, redact: this.redact };
+		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
 		const spec: AttemptSpec = {
 			url: req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? ''),
@@ -76,19 +182,13 @@ export class TriptychClient {
 			cutOff: req.acceptText,
 			cancel: this.stopped,
 		};
-		const { repeatable, noRetryAdvice, acceptText } = req;
-		const send = async () => {
+		const { repeatable, noRetryAdvice } = req;
+		const send = async (): Promise<RawResponse | Failure> => {
 			const answer = await attempt(target.send, spec);
 			return 'kind' in answer ? answer : checkJson(answer);
 		};
 		const outcome = await this.withRetries(service, send, { settings, repeatable, noRetryAdvice });
-		const { attempts, gaveUp } = outcome;
-		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
-		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
-		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
-		if (this.apiKey.length >= 4 && target.send !== this.plain)
-			answer.data = redactData(answer.data, this.apiKey);
-		return answer;
+		return { ...outcome, where, keyed: target.send !== this.host.plain };
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
@@ -101,14 +201,11 @@ export class TriptychClient {
 			maxBytes: settings.maxBytes,
 			cancel: this.stopped,
 		};
-		return await this.withRetries('images', async () => await attempt(this.plain, spec), {
+		return await this.withRetries('images', async () => await attempt(this.host.plain, spec), {
 			settings: { ...settings, maxResponseBytes: settings.maxBytes },
 			repeatable: true,
 		});
 	}
-
-	/** Requests that never carry the key */
-	private readonly plain: Sender = async (options) => await this.ctx.helpers.httpRequest(options);
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
@@ -121,24 +218,21 @@ export class TriptychClient {
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
-			const key = `${this.targets.get(name as Service)?.origin} ${this.node.credentials?.[CREDENTIALS_TYPE]?.id}`;
+			const key = `${this.targets.get(name as Service)?.origin} ${this.host.credentialId}`;
 			const limiter = name === 'images' ? new Limiter() : limiterFor(key);
 			entry = { run, limiter };
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
 		}
 		const log = (text: string, meta: Record<string, unknown>) =>
-			this.ctx.logger.debug(
-				`Triptych: ${name}: ${this.redact(text)}`,
-				redactAll(meta, this.redact),
-			);
+			this.host.log(`Triptych: ${name}: ${this.redact(text)}`, redactAll(meta, this.redact));
 		const outcome = await withRetries(send, { ...retries, ...entry, log });
 		this.announcedMs += outcome.announcedMs;
 		return outcome;
 	}
 
 	private async getCredentials() {
-		this.credentials ??= this.ctx.getCredentials(CREDENTIALS_TYPE);
+		this.credentials ??= this.host.credentials();
 		const credentials = await this.credentials;
 		this.apiKey = String(credentials.apiKey ?? '');
 		return credentials;
@@ -150,25 +244,14 @@ export class TriptychClient {
 		const credentials = await this.getCredentials();
 		const checked = baseOf(credentials, service);
 		const fail = ([message, description]: [string, string]) =>
-			new NodeOperationError(this.node, `${message} [item ${itemIndex}]`, {
-				itemIndex,
-				description,
-			});
-		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials, service));
+			new NodeOperationError(this.host.node, this.redact(message), { itemIndex, description });
+		const { label, field } = SERVICES[service];
+		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials[field], label));
 		const origin = originOf(checked.url);
-		const { problem } = keyRule(credentials, origin);
-		if (problem) throw fail([`The API key cannot be sent to ${origin}`, problem]);
-		// n8n gets the credentials read once, so it does not load and decrypt them again for every request
-		const { id, name = '' } = this.node.credentials?.[CREDENTIALS_TYPE] ?? {};
-		const credentialsDecrypted = { id: id ?? '', name, type: CREDENTIALS_TYPE, data: credentials };
-		const authenticated: Sender = async (options) =>
-			await this.ctx.helpers.httpRequestWithAuthentication.call(
-				this.ctx,
-				CREDENTIALS_TYPE,
-				options,
-				{ credentialsDecrypted },
-			);
-		const send = sendsKey(credentials, service) ? authenticated : this.plain;
+		const keyed = sendsKey(credentials, service);
+		const { problem } = keyed ? keyRule(credentials, origin) : {};
+		if (problem) throw fail([problem, '']);
+		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
 		const target = { url: checked.url, origin, send };
 		this.targets.set(service, target);
 		return target;

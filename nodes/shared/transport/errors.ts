@@ -28,7 +28,7 @@ export const hint = (code: string, label: string): string =>
 /** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
 export type ErrorSite = { node: INode; service: Service; itemIndex: number; redact: Redact };
 
-/** An item's error: `message` without the item number (added here); `details`: n8n's "Error details" */
+/** An item's error (the item runner adds its number to the message); `details`: n8n's "Error details" */
 export function apiError(
 	{ node, itemIndex, redact }: ErrorSite,
 	[message, description]: [string, string],
@@ -37,7 +37,7 @@ export function apiError(
 ): NodeApiError {
 	const all = { ...details, ...(httpCode ? { httpCode } : {}) };
 	return new NodeApiError(node, redactAll(all, redact) as JsonObject, {
-		message: redact(`${message} [item ${itemIndex}]`),
+		message: redact(message),
 		description: redact(description),
 		httpCode,
 		itemIndex,
@@ -93,6 +93,11 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 			return [
 				`${What} is rate-limiting this run: ${failure.quota ? `its rate-limit headers announce a reset in ${Math.ceil((failure.waitMs ?? 0) / 1000)} s, longer than ${MAX_WAIT_MS / 60_000} minutes` : `the service asked every request to wait ${Math.ceil((failure.waitMs ?? 0) / 1000)} s more`}, more than the Max Retry Wait`,
 				hint('429', w.label ?? 'address'),
+			];
+		case 'blocked':
+			return [
+				`n8n's SSRF protection blocked the request to ${failure.detail}`,
+				`This n8n instance does not let nodes reach private, loopback or other restricted addresses. If ${w.what} is meant to be reached there, an n8n administrator can allow it with N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES. It was not retried.`,
 			];
 		default:
 			return [

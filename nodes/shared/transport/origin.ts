@@ -13,7 +13,7 @@ import {
 /* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
-type BaseProblem = { problem: 'empty' | 'invalid' | 'protocol'; detail?: string };
+type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
 type KeyRule = { key?: KeyPlacement; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
@@ -30,67 +30,72 @@ export function webAddress(text: string, base?: string): URL | undefined {
 /** Text typed in the credentials, trimmed and without trailing slashes. */
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
-/** A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. */
+/**
+ * A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. A login
+ * in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
+ */
 export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
 	const text = String(raw ?? '').trim();
 	if (!text) return { problem: 'empty' };
-	try {
-		return /^https?:$/.test(new URL(text).protocol) ? { url: bare(text) } : { problem: 'protocol' };
-	} catch (error) {
-		return { problem: 'invalid', detail: (error as Error).message };
-	}
+	const url = webAddress(text);
+	if (!url) return { problem: 'notWeb' };
+	if (url.username || url.password) return { problem: 'login' };
+	if (/[?#]/.test(text)) return { problem: 'query' };
+	return { url: bare(text) };
 }
 
 export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
 	return checkBaseUrl(credentials[SERVICES[service].field]);
 }
 
-/** The node's error for a base address: its message and what to do. */
+/** What is wrong with a base address (message, fix), said once for the nodes, the pickers and the Test. */
 export function baseUrlProblem(
 	checked: BaseProblem,
-	credentials: IDataObject,
-	service: Service,
+	raw: unknown,
+	label: string,
 ): [string, string] {
-	const { label, name, field } = SERVICES[service];
-	const raw = String(credentials[field] ?? '').trim();
-	if (checked.problem === 'empty')
-		return [
+	const typed = bare(raw).slice(0, 200);
+	const problems: Record<BaseProblem['problem'], [string, string]> = {
+		empty: [
 			`The ${label} is empty`,
-			`Set the ${label} in the Triptych API credentials to the base address of the ${name}.`,
-		];
-	if (checked.problem === 'invalid')
-		return [
-			`The ${label} "${raw}" is not a valid address`,
-			`Use a full address such as https://api.example.com (${checked.detail}).`,
-		];
-	return [`The ${label} must start with http:// or https://`, `It is "${raw}".`];
+			`Set the ${label} in the Triptych API credentials to the base address of the service.`,
+		],
+		notWeb: [
+			`The ${label} "${typed}" is not a web address`,
+			'Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
+		],
+		login: [
+			`The ${label} holds a user name or password (user:password@)`,
+			'Remove it: the service gets the API Key as the credential says; a login in the address would be sent instead.',
+		],
+		query: [
+			`The ${label} "${typed.replace(/[?#].*/, '')}…" has a query string or fragment (? or #)`,
+			'Use the base address alone: the nodes add paths and parameters to it, which anything after ? or # would swallow.',
+		],
+	};
+	return problems[checked.problem];
 }
 
-/** What is wrong with an address, for the credential and its Test (one sentence with the fix). */
-export const notWebAddress = (label: string, raw: unknown): string =>
-	`The ${label} "${bare(raw)}" is not a web address: use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.`;
-
-/** Every request asks for the origins of the same few base addresses: each address is parsed once. */
-const baseOrigins = new Map<string, string | undefined>();
-
-function baseOrigin(credentials: IDataObject, service: Service): string | undefined {
-	const raw = String(credentials[SERVICES[service].field] ?? '');
-	if (!baseOrigins.has(raw)) {
-		if (baseOrigins.size >= 256) baseOrigins.clear();
-		const base = checkBaseUrl(raw);
-		baseOrigins.set(raw, 'url' in base ? originOf(base.url) : undefined);
-	}
-	return baseOrigins.get(raw);
-}
+/** Where one credential's key goes, by origin: worked out once per credential, not for every request. */
+const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
 
 /**
  * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
  * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
  */
 export function keyRule(credentials: IDataObject, origin: string): KeyRule {
-	const there = SERVICE_NAMES.filter(
-		(service) => sendsKey(credentials, service) && baseOrigin(credentials, service) === origin,
-	);
+	let known = rules.get(credentials);
+	if (!known || known.size > 16) rules.set(credentials, (known = new Map()));
+	const rule = known.get(origin) ?? workOutKeyRule(credentials, origin);
+	known.set(origin, rule);
+	return rule;
+}
+
+function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
+	const there = SERVICE_NAMES.filter((service) => {
+		const base = baseOf(credentials, service);
+		return sendsKey(credentials, service) && 'url' in base && originOf(base.url) === origin;
+	});
 	const unknown = there.map((service) => unknownStyle(credentials, service)).find(Boolean);
 	if (unknown) return { problem: unknown };
 	const styles = there.map((service) => SERVICES[service].styles[styleOf(credentials, service)]!);
@@ -118,7 +123,12 @@ export function applyKey(
 	if (!url) {
 		const address = bare(baseURL ?? raw);
 		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
-		throw new Error(notWebAddress(entry?.label ?? 'address', address));
+		const [message, fix] = baseUrlProblem(
+			{ problem: 'notWeb' },
+			address,
+			entry?.label ?? 'address',
+		);
+		throw new Error(`${message}. ${fix}`);
 	}
 	const rule = keyRule(credentials, url.origin);
 	if (rule.problem) throw new Error(rule.problem);

@@ -19,7 +19,7 @@ const VERDICTS: Record<number, Verdict> = {
 export const MAX_RATE_LIMITED = 10;
 export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
 /** Failures no retry can mend. */
-const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused'];
+const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused', 'blocked'];
 
 const DEFAULT_NO_RETRY_ADVICE =
 	'It was not retried: the service may have acted on it already, and sending it again could repeat that.';

@@ -62,12 +62,13 @@ function mayHold(text: string, { forms, pieces, units }: NonNullable<typeof know
 }
 
 /**
- * An answer's data with the key removed, walked only when its JSON may hold the key or a credential: a key that JSON
- * writes as it is (no quote, backslash or control character) shows there whole wherever it is in the data.
+ * An answer's data with the key removed, walked only when its JSON text (`json`: the body as it came) may hold the key
+ * or a credential: a key that JSON writes as it is (no quote, backslash or control character) shows there whole,
+ * unless the service wrote characters as escapes.
  */
-export function redactData<T>(data: T, apiKey: string): T {
-	const json = JSON.stringify(data) ?? '';
-	const plain = JSON.stringify(apiKey) === `"${apiKey}"` && !HINT.test(json);
+export function redactData<T>(data: T, apiKey: string, json: string): T {
+	const plain =
+		JSON.stringify(apiKey) === `"${apiKey}"` && !HINT.test(json) && !json.includes('\\u');
 	if (plain && apiKey.length >= 4 && !mayHold(json, formsOf(apiKey))) return data;
 	return redactAll(data, (text) => redactKey(text, apiKey));
 }
@@ -88,17 +89,34 @@ function removePieces(text: string, form: string, piece: string): string {
 	return out + text.slice(from);
 }
 
-/** Every text in a value (an error's details, an output item) with the key removed, keys of objects too. */
+/**
+ * Every text in a value (an error's details, an output item) with the key removed, keys of objects too. It walks
+ * without recursion: a service's JSON may nest deeper than the call stack.
+ */
 export function redactAll<T>(value: T, redact: Redact): T {
-	if (typeof value === 'string') return redact(value) as T;
-	if (Array.isArray(value)) return value.map((inner) => redactAll(inner, redact)) as T;
-	if (!isPlainObject(value)) return value;
-	// fromEntries defines own properties: a key such as "__proto__" stays data
-	const entries = Object.entries(value).map(([name, inner]) => [
-		redact(name),
-		redactAll(inner, redact),
-	]);
-	return Object.fromEntries(entries) as T;
+	const root: Record<string, unknown> = { value };
+	const todo: Array<[Record<string, unknown> | unknown[], string | number]> = [[root, 'value']];
+	for (let next = todo.pop(); next; next = todo.pop()) {
+		const [holder, at] = next;
+		const inner = (holder as Record<string, unknown>)[at];
+		let copy: unknown = inner;
+		if (typeof inner === 'string') copy = redact(inner);
+		else if (Array.isArray(inner)) copy = [...inner];
+		// fromEntries defines own properties: a key such as "__proto__" stays data
+		else if (isPlainObject(inner))
+			copy = Object.fromEntries(Object.entries(inner).map(([name, v]) => [redact(name), v]));
+		if (copy === inner) continue;
+		Object.defineProperty(holder, at, {
+			value: copy,
+			writable: true,
+			enumerable: true,
+			configurable: true,
+		});
+		if (Array.isArray(copy)) copy.forEach((_, n) => todo.push([copy as unknown[], n]));
+		else if (typeof copy === 'object')
+			for (const name of Object.keys(copy!)) todo.push([copy as Record<string, unknown>, name]);
+	}
+	return root.value as T;
 }
 
 /** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */

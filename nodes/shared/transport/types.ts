@@ -58,10 +58,19 @@ export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop
 /**
  * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service. `broken`: the
  * answer stopped halfway; never retried: `tooLarge`, `redirect`, `canceled` (Stop, or `halted`: the node stopping
- * after another item failed), `paused` (the service asked to wait `waitMs`; `quota`: its quota resets then).
+ * after another item failed), `paused` (the service asked to wait `waitMs`; `quota`: its quota resets then),
+ * `blocked` (n8n's SSRF protection refused the address, in `detail`).
  */
 export interface Failure {
-	kind: 'network' | 'timeout' | 'broken' | 'tooLarge' | 'redirect' | 'canceled' | 'paused';
+	kind:
+		| 'network'
+		| 'timeout'
+		| 'broken'
+		| 'tooLarge'
+		| 'redirect'
+		| 'canceled'
+		| 'paused'
+		| 'blocked';
 	code: string;
 	sent: boolean;
 	detail?: string;

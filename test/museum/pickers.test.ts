@@ -1,0 +1,265 @@
+/**
+ * The editor's lists (Get's Object, the Classification and Period filters) against services that answer oddly: what
+ * an entry may carry into the editor (which saves a picked entry in the workflow and opens its link), how much a
+ * list holds, and that a list's requests take the nodes' road (the key, the envelope, the shared pause).
+ */
+import * as http from 'node:http';
+import type { IDataObject } from 'n8n-workflow';
+import type { AddressInfo } from 'node:net';
+
+import { listSearch } from '../harness/loadOptions';
+import { testCredential } from '../harness/engine';
+import { jsonOf, runSearch } from './setup';
+
+const KEY = 'picker-key-5f3a9c2e71';
+
+type Answer = { status?: number; headers?: Record<string, string>; body: unknown };
+interface Scripted {
+	url: string;
+	requests: URL[];
+	/** What each request gets, from its address */
+	answer: (url: URL, req: http.IncomingMessage) => Answer;
+	close(): Promise<void>;
+}
+
+async function startScripted(): Promise<Scripted> {
+	const scripted = {
+		requests: [] as URL[],
+		answer: (): Answer => ({ body: { info: { pages: 1 }, records: [] } }),
+	} as unknown as Scripted;
+	const server = http.createServer((req, res) => {
+		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+		scripted.requests.push(url);
+		const { status = 200, headers = {}, body } = scripted.answer(url, req);
+		res.writeHead(status, { 'content-type': 'application/json', ...headers });
+		res.end(typeof body === 'string' ? body : JSON.stringify(body));
+	});
+	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+	scripted.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	scripted.close = async () => await new Promise<void>((done) => server.close(() => done()));
+	return scripted;
+}
+
+let service: Scripted;
+beforeEach(async () => {
+	service = await startScripted();
+});
+afterEach(async () => await service.close());
+
+const harvard = () => ({ apiKey: KEY, museumUrl: service.url, museumApi: 'harvard' });
+const search = (
+	method: string,
+	filter?: unknown,
+	token?: unknown,
+	credentials: IDataObject = harvard(),
+) => listSearch('museumObjectSearch', method, credentials, filter as string, token as string);
+
+/** Echoes the request back the way a debugging proxy does: the address and the header it got, key and all */
+const echo = (url: URL, req: http.IncomingMessage) =>
+	`${url.pathname}${url.search} Auth ${String(req.headers.authorization ?? '')}`;
+
+test('an entry keeps a link only when it is a web address: the editor opens it as it is', async () => {
+	const links = [
+		'javascript:alert(document.cookie)',
+		'data:text/html,<script>1</script>',
+		'https://museum.example/object/3',
+		' JAVASCRIPT:alert(1)',
+		'vbscript:x',
+		42,
+	];
+	service.answer = () => ({
+		body: {
+			info: { pages: 1 },
+			records: links.map((url, n) => ({ objectid: n + 1, title: `Work ${n + 1}`, url })),
+		},
+	});
+	const { results } = await search('objects', 'work');
+	expect(results).toHaveLength(links.length);
+	expect(results.map((entry) => entry.url)).toEqual([
+		undefined,
+		undefined,
+		'https://museum.example/object/3',
+		undefined,
+		undefined,
+		undefined,
+	]);
+	for (const entry of results)
+		expect(Object.keys(entry).sort()).toEqual(
+			entry.url ? ['name', 'url', 'value'] : ['name', 'value'],
+		);
+});
+
+test.each([
+	['objects', 'harvard'],
+	['classifications', 'harvard'],
+	['periods', 'harvard'],
+	['objects', 'generic'],
+])(
+	'%s (%s style): a service that echoes the request shows no piece of the key in any entry',
+	async (method, museumApi) => {
+		service.answer = (url, req) => ({
+			body: {
+				status: 'success',
+				message: echo(url, req),
+				data: {
+					info: { pages: 1 },
+					records: [
+						{
+							objectid: 1,
+							id: 1,
+							name: echo(url, req),
+							title: echo(url, req),
+							dated: KEY.slice(3, 15),
+							url: `https://museum.example/${url.search}`,
+						},
+						{
+							objectid: 2,
+							id: 2,
+							name: `Prints ${echo(url, req)}`,
+							title: 'Plain',
+							url: `https://museum.example/o?apikey=${KEY}`,
+						},
+					],
+				},
+			},
+		});
+		const { results } = await search(method, '', undefined, { ...harvard(), museumApi });
+		expect(results.length).toBeGreaterThan(0);
+		const shown = JSON.stringify(results);
+		expect(shown).not.toContain(KEY);
+		expect(shown).not.toContain(KEY.slice(3, 15));
+		expect(shown).not.toContain(encodeURIComponent(KEY));
+	},
+);
+
+test('Generic style: From List reads the documented {status, data, message} envelope, as Search does', async () => {
+	service.answer = () => ({
+		body: {
+			status: 'success',
+			message: 'OK',
+			data: { info: { pages: 1 }, records: [{ id: 'a.1', title: 'Enveloped' }] },
+		},
+	});
+	const { results } = await search('objects', 'env', undefined, {
+		apiKey: KEY,
+		museumUrl: service.url,
+	});
+	expect(results).toEqual([{ name: 'Enveloped', value: 'a.1' }]);
+	expect(service.requests[0].pathname).toBe('/object');
+});
+
+test('a list page holds what was asked for, whatever the service sends: the dropdown renders every entry', async () => {
+	const records = Array.from({ length: 100_000 }, (_, n) => ({ id: n, name: `T${n}` }));
+	service.answer = () => ({ body: { info: { pages: 9 }, records } });
+	const objects = await search('objects');
+	expect(objects.results).toHaveLength(20);
+	expect(objects.paginationToken).toBe('2');
+	const classifications = await search('classifications');
+	expect(classifications.results).toHaveLength(100);
+});
+
+test('typing in the Period list finds names on every page (bounded), since the editor asks for no next page then', async () => {
+	const names = Array.from({ length: 298 }, (_, n) => `Period ${String(n).padStart(3, '0')}`);
+	service.answer = (url) => {
+		const page = Number(url.searchParams.get('page'));
+		const size = Number(url.searchParams.get('size'));
+		const records = names
+			.slice((page - 1) * size, page * size)
+			.map((name, n) => ({ periodid: n, name }));
+		return { body: { info: { pages: 3, page }, records } };
+	};
+	const found = await search('periods', 'period 29');
+	expect(found.results.map((entry) => entry.value)).toEqual(
+		names.filter((n) => n.startsWith('Period 29')),
+	);
+	expect(found.paginationToken).toBeUndefined();
+	expect(service.requests.map((r) => r.searchParams.get('page'))).toEqual(['1', '2', '3']);
+	// without typed text, one page at a time as the editor scrolls
+	service.requests.length = 0;
+	const first = await search('periods');
+	expect(first.results).toHaveLength(100);
+	expect(first.paginationToken).toBe('2');
+	expect(service.requests).toHaveLength(1);
+});
+
+test('an empty page ends a list even when it carries a next link', async () => {
+	service.answer = (url) => ({
+		body: {
+			info: {
+				pages: 50,
+				next: `${service.url}/object?page=${Number(url.searchParams.get('page')) + 1}`,
+			},
+			records: [],
+		},
+	});
+	expect(await search('objects', 'x')).toEqual({ results: [] });
+	expect(await search('classifications')).toEqual({ results: [] });
+});
+
+test('filter and token of any shape (an expression can hand over objects) never give a bare TypeError', async () => {
+	service.answer = () => ({
+		body: { info: { pages: 1 }, records: [{ objectid: 1, name: 'A', title: 'A' }] },
+	});
+	const hostile = { toString: 42, valueOf: 'x' };
+	await expect(search('objects', hostile, hostile)).resolves.toEqual({
+		results: [{ name: 'A', value: '1' }],
+	});
+	await expect(search('periods', hostile, hostile)).resolves.toEqual({
+		results: [{ name: 'A', value: 'A' }],
+	});
+	expect(service.requests.every((r) => r.searchParams.get('page') === '1')).toBe(true);
+});
+
+test('a list honours the pause a service asked for: the editor does not keep calling it', async () => {
+	service.answer = () => ({
+		status: 429,
+		headers: { 'retry-after': '60' },
+		body: { message: 'slow down' },
+	});
+	await expect(search('objects', 'a')).rejects.toThrow(/429|rate-limit/);
+	const sent = service.requests.length;
+	expect(sent).toBe(1);
+	await expect(search('objects', 'b')).rejects.toThrow(/rate-limiting/);
+	expect(service.requests).toHaveLength(sent);
+});
+
+test('the credential Test sends no key to the quotes service while its switch is off, on an origin shared with the museum', async () => {
+	const seen: Array<{ path: string; auth?: string }> = [];
+	service.answer = (url, req) => {
+		seen.push({ path: url.pathname, auth: req.headers.authorization });
+		return {
+			body: url.pathname.endsWith('/tags')
+				? [{ name: 'wisdom' }]
+				: { info: { pages: 1 }, records: [] },
+		};
+	};
+	const result = await testCredential({
+		apiKey: KEY,
+		museumUrl: `${service.url}/museum`,
+		quotesUrl: `${service.url}/quotes`,
+	});
+	expect(result.status).toBe('OK');
+	const quotes = seen.filter((r) => r.path.startsWith('/quotes'));
+	expect(quotes).toHaveLength(1);
+	expect(quotes[0].auth).toBeUndefined();
+	expect(seen.find((r) => r.path.startsWith('/museum'))?.auth).toBe(`Bearer ${KEY}`);
+});
+
+test('Return All: a next link back to a page already read ends the search after one round, each object once', async () => {
+	const link = (page: number) => `${service.url}/object?page=${page}&limit=100`;
+	service.answer = (url) => {
+		const page = Number(url.searchParams.get('page'));
+		const records = Array.from({ length: 10 }, (_, n) => ({
+			id: (page - 1) * 10 + n + 1,
+			title: 'T',
+		}));
+		return { body: { info: { next: link(page === 2 ? 1 : 2) }, records } };
+	};
+	const result = await runSearch(
+		{ returnAll: true, q: 'x', output: 'raw' },
+		{ museumUrl: service.url, credentials: { apiKey: KEY } },
+	);
+	expect(result.workflowError).toBeUndefined();
+	expect(jsonOf(result).map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
+	expect(service.requests.map((r) => r.searchParams.get('page'))).toEqual(['1', '2', '1']);
+});
