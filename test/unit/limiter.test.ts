@@ -30,6 +30,12 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 afterEach(() => jest.restoreAllMocks());
 
+/** Each round of answers kept the process waiting idle for `ms` (as Node.js's event loop utilization tells). */
+const idle = (ms: number) =>
+	jest
+		.spyOn(performance, 'eventLoopUtilization')
+		.mockReturnValue({ idle: ms, active: 0, utilization: 0 });
+
 describe('slots', () => {
 	test(`a new limiter lets ${START} through, then each answer lets one more`, async () => {
 		const limiter = new Limiter();
@@ -37,7 +43,7 @@ describe('slots', () => {
 		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
 		const fifth = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
 		expect(await settled(fifth)).toBe(false);
-		limiter.release(run, tickets[0], 'ok');
+		limiter.release(run, tickets[0], { status: 200 });
 		expect(await settled(fifth)).toBe(true);
 	});
 
@@ -49,8 +55,8 @@ describe('slots', () => {
 		expect(await settled(second)).toBe(false);
 		const bs = [0, 1, 2].map(() => limiter.acquire(b, MINUTE, MAX_WAIT_MS));
 		expect(await Promise.all(bs.map(settled))).toEqual([true, true, true]);
-		expect(limiter.state.inFlight).toBe(START);
-		limiter.release(a, first, 'ok');
+		expect(limiter.state.inFlight).toBe(4);
+		limiter.release(a, first, { status: 200 });
 		expect(await settled(second)).toBe(true);
 	});
 
@@ -68,14 +74,44 @@ describe('slots', () => {
 });
 
 describe('the in-flight allowance', () => {
-	test('doubles per round of healthy answers while requests wait', async () => {
+	test.each([
+		[0, START + 1],
+		[10, START * 2],
+		[20, START * 4],
+		[200, 256],
+	])(
+		'per round of healthy answers while requests wait, %i ms waited for them: it doubles per 10 ms',
+		async (ms, grown) => {
+			idle(ms);
+			const limiter = new Limiter();
+			const run = newRun();
+			const sentAt = Date.now();
+			const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
+			const waiting = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+			jest.spyOn(Date, 'now').mockReturnValue(sentAt + ms);
+			for (const t of tickets) limiter.release(run, { ...t, sentAt }, { status: 200 });
+			await waiting;
+			expect(limiter.state.allowance).toBe(grown);
+		},
+	);
+
+	test('a round of answers slower than twice the fastest round only stops the growth', async () => {
 		const limiter = new Limiter();
 		const run = newRun();
-		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
-		const waiting = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
-		for (const t of tickets) limiter.release(run, t, 'ok');
-		await waiting;
-		expect(limiter.state.allowance).toBe(START * 2);
+		const now = Date.now();
+		jest.spyOn(Date, 'now').mockReturnValue(now);
+		idle(20);
+		for (const ms of [50, 120, 500]) {
+			const tickets = await Promise.all(
+				Array.from({ length: limiter.state.allowance }, () => go(limiter, run)),
+			);
+			const waiting = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
+			const sentAt = now - ms;
+			for (const t of tickets) limiter.release(run, { ...t, sentAt }, { status: 200 });
+			const turn = await waiting;
+			if (turn.ok) limiter.release(run, { ...turn.ticket, sentAt: now }, { status: 0 });
+			expect(limiter.state.allowance).toBe(START * 4);
+		}
 	});
 
 	test('a 503 sets it one under the lowest level its wave refused; refused again under that, it halves', async () => {
@@ -83,18 +119,18 @@ describe('the in-flight allowance', () => {
 		const run = newRun();
 		limiter.allowance = 20;
 		const tickets = await Promise.all(Array.from({ length: 20 }, () => go(limiter, run)));
-		limiter.release(run, tickets[15], 'overloaded'); // sent as the 16th in flight
+		limiter.release(run, tickets[15], { status: 503 }); // sent as the 16th in flight
 		expect(limiter.state.allowance).toBe(15);
 		// the refusals of one wave come back in any order: the lowest level refused sets it
-		limiter.release(run, tickets[11], 'overloaded');
+		limiter.release(run, tickets[11], { status: 503 });
 		expect(limiter.state.allowance).toBe(11);
-		limiter.release(run, tickets[13], 'overloaded');
+		limiter.release(run, tickets[13], { status: 503 });
 		expect(limiter.state.allowance).toBe(11);
 		for (const t of [...tickets.slice(0, 11), tickets[12], tickets[14], ...tickets.slice(16)])
-			limiter.release(run, t, 'ok');
+			limiter.release(run, t, { status: 200 });
 		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 5);
 		const again = await go(limiter, run);
-		limiter.release(run, { ...again, level: 8 }, 'overloaded');
+		limiter.release(run, { ...again, level: 8 }, { status: 503 });
 		expect(limiter.state.allowance).toBe(4);
 	});
 });
@@ -103,7 +139,7 @@ describe('waits', () => {
 	test('a Retry-After of a billion seconds pauses the service for at most two minutes', async () => {
 		const limiter = new Limiter();
 		const run = newRun();
-		limiter.release(run, await go(limiter, run), 'rateLimited', 1e12);
+		limiter.release(run, await go(limiter, run), { status: 429, pauseMs: 1e12 });
 		const turn = await limiter.acquire(run, 1000, MAX_WAIT_MS);
 		expect(turn).toMatchObject({ ok: false, why: 'paused' });
 		expect((turn as { waitMs: number }).waitMs).toBeLessThanOrEqual(MAX_WAIT_MS);
@@ -114,7 +150,10 @@ describe('waits', () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const ticket = await go(limiter, run);
-		limiter.release(run, ticket, 'ok', 0, { remaining: 0, resetAt: Date.now() - 1, limit: 0 });
+		limiter.release(run, ticket, {
+			status: 200,
+			quota: { remaining: 0, resetAt: Date.now() - 1, limit: 0 },
+		});
 		const probe = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
 		expect(await settled(probe)).toBe(true);
 		expect(await probe).toMatchObject({ ok: true });
@@ -124,7 +163,7 @@ describe('waits', () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const quota = { remaining: 0, resetAt: Date.now() + 10 * MINUTE, limit: 0 };
-		limiter.release(run, await go(limiter, run), 'ok', 0, quota);
+		limiter.release(run, await go(limiter, run), { status: 200, quota });
 		const turn = await limiter.acquire(run, MINUTE, MAX_WAIT_MS);
 		expect(turn).toMatchObject({ ok: false, why: 'quota' });
 	});
@@ -133,14 +172,14 @@ describe('waits', () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
-		for (const t of tickets.slice(0, 3)) limiter.release(run, t, 'ok');
+		for (const t of tickets.slice(0, 3)) limiter.release(run, t, { status: 200 });
 		expect(limiter.state.rate).toBeUndefined();
-		limiter.release(run, tickets[3], 'rateLimited');
+		limiter.release(run, tickets[3], { status: 429 });
 		// three accepted at once, counted over half a second: a plateau of 6/s, and the pace starts at 80% of it
 		expect(limiter.state.rate).toBeCloseTo(4.8, 5);
 		const later = Date.now() + 3000;
 		jest.spyOn(Date, 'now').mockReturnValue(later);
-		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, 'ok');
+		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, { status: 200 });
 		expect(limiter.state.rate!).toBeGreaterThan(6);
 	});
 });

@@ -43,7 +43,10 @@ test('Retry-After: 1000000000 pauses later runs for a bounded time, then one req
 
 	const first = await turnOfNewRun();
 	if (first === 'waited' || !first.turn.ok) throw new Error('the first request did not go');
-	limiterFor(KEY).release(first.run, first.turn.ticket, 'rateLimited', 1_000_000_000_000);
+	limiterFor(KEY).release(first.run, first.turn.ticket, {
+		status: 429,
+		pauseMs: 1_000_000_000_000,
+	});
 
 	const refused = await turnOfNewRun();
 	expect(refused !== 'waited' && refused.turn.ok).toBe(false); // the pause holds, nothing is sent
@@ -57,7 +60,7 @@ test('Retry-After: 1000000000 pauses later runs for a bounded time, then one req
 				`a run ${minutes} min after the pause waited instead of being refused or let through`,
 			);
 		if (next.turn.ok) {
-			limiterFor(KEY).release(next.run, next.turn.ticket, 'ok');
+			limiterFor(KEY).release(next.run, next.turn.ticket, { status: 200 });
 			probedAfter = minutes;
 			break;
 		}

@@ -1,6 +1,5 @@
 import { Pace } from './pace';
 import { Quotas } from './quota';
-import type { Stopper } from './stop';
 import { type Quota, wait } from './timing';
 import type { Run, Ticket, Turn, Verdict } from './types';
 
@@ -9,9 +8,9 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  * every run that calls it, so a run starts where the last left off. A request meets, in order:
  *
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: `START` at first, doubled per round of healthy answers while requests wait (TCP's
- *    slow start); a 503, 504 or timeout sets it one under the level the refused request went at (halved when that
- *    level was already the one a refusal set) and holds it there for `HOLD_MS`, after which it grows by one per round;
+ * 2. the **in-flight allowance**: `START`, then per round of healthy answers it doubles per `DOUBLING_MS` the round
+ *    kept the process waiting; a 503, 504 or timeout sets it one under the lowest level its wave of refusals went at
+ *    (halved when refused again below it), held under that level for `HOLD_MS`, then one more per round;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** the service announces in its headers (quota.ts): while none is left, requests wait for the reset,
  *    or for the refill of a token bucket;
@@ -21,30 +20,29 @@ import type { Run, Ticket, Turn, Verdict } from './types';
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
 export const MAX_WAIT_MS = 120_000;
-/** The first wave: what any service takes at once. */
-export const START = 4;
+/** The first wave, before any answer: it finds a small cap on requests in flight; a small burst refuses few of it. */
+export const START = 12;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
-/**
- * The allowance grows only while a round's answers take at most this many times as long as the fastest round's: more
- * in flight then is queueing somewhere (next door, in n8n's own work per request), not more answers, and a limit
- * met there refuses as many as are waiting in that queue.
- */
+/** Answers taking more than this many times the fastest round's: more in flight is queueing somewhere, no growth */
 const QUEUEING = 2;
+/**
+ * The allowance doubles per this long a round's answers kept the process idle: 50 ms away, the run's Concurrency from
+ * the second round; next door, or when n8n's own work sets the pace, one more per round (what passed the gate goes
+ * before a refusal is read, so a limit met there refuses few of a wave).
+ */
+const DOUBLING_MS = 10;
 /** The fastest round is forgotten by this factor per round, so a service that became slower is learned anew. */
 const DRIFT = 1.05;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
 /**
- * A 429 sets the pace's plateau at what the service accepted over the last this long, counted from the first of
- * those answers (a pause that ended in the window counts: it held back what the service would have accepted), but
- * over at least `MIN_SPAN_MS`: a burst counted over less would pass for a rate.
+ * A 429 sets the pace's plateau at what the service accepted over the last this long (a pause that ended in it
+ * counts), from the first of those answers but over at least `MIN_SPAN_MS`: a burst over less is no rate.
  */
-const RATE_WINDOW_MS = 1000;
-const MIN_SPAN_MS = 500;
+const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
-const IDLE_MS = 15 * 60_000;
-const MAX_LIMITERS = 256;
+const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
 
 export type { Run, Ticket, Turn, Verdict } from './types';
 
@@ -53,14 +51,11 @@ export class Limiter {
 	inFlight = 0;
 	pausedUntil = 0;
 	usedAt = Date.now();
-	/** Slow start ends at the first refusal for too many in flight */
-	private slowStart = true;
 	private round = newRound();
 	/** The mean time to an answer in the fastest round lately */
 	private fastest = Infinity;
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
 	private readonly quota = new Quotas();
-	private announces = false;
 	/** Requests sent and not answered yet, and those waiting for the next answer */
 	private onWire = 0;
 	private answers: Array<() => void> = [];
@@ -77,8 +72,9 @@ export class Limiter {
 	async acquire(run: Run, budgetMs: number, announcedMs: number): Promise<Turn> {
 		const stopped: Turn = { ok: false, why: 'stopped', waitMs: 0 };
 		if (run.stop.aborted) return stopped;
+		// a slot at once when there is room and no run waits before this one
 		const granted =
-			this.take(run) ||
+			(!this.waiting.length && this.room(run) && this.seat(run, 1)) ||
 			(await new Promise<boolean>((resolve) => {
 				run.queue.push(resolve);
 				if (!this.waiting.includes(run)) this.waiting.push(run);
@@ -97,7 +93,10 @@ export class Limiter {
 			if (paused > budgetMs)
 				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
 			if (quota === Infinity && paused <= 0) {
-				await this.nextAnswer(run.stop);
+				await new Promise<void>((resolve) => {
+					const off = run.stop.subscribe(resolve);
+					this.answers.push(() => (off(), resolve()));
+				});
 				continue;
 			}
 			if (paused <= 0 && quota > 0 && announced + quota > announcedMs)
@@ -117,32 +116,23 @@ export class Limiter {
 		return { ok: true, ticket, announcedMs: announced };
 	}
 
-	/** Gives the slot back and learns from the answer; `pauseMs` pauses every request to the service. */
-	release(run: Run, ticket: Ticket, verdict: Verdict, pauseMs = 0, quota?: Quota): void {
+	/** Gives the slot back and learns from what the answer said. */
+	release(run: Run, ticket: Ticket, heard: Heard): void {
 		const now = Date.now();
-		run.inFlight = Math.max(0, run.inFlight - 1);
-		this.inFlight = Math.max(0, this.inFlight - 1);
+		const verdict = verdictOf(heard);
+		this.seat(run, -1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
-		this.quota.answered(verdict, quota, { seq: ticket.seq, sent: this.sent, now });
-		this.announces = !!quota;
+		this.quota.answered(verdict, heard.quota, { seq: ticket.seq, sent: this.sent, now });
 		if (verdict === 'ok') this.accepted.push(now);
 		if (this.accepted.length > MOST * 4) this.accepted.splice(0, MOST * 2);
-		if (pauseMs > 0)
-			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(pauseMs, MAX_WAIT_MS));
-		if (verdict === 'rateLimited' && !this.announces) this.refused(ticket, now);
+		if (heard.pauseMs)
+			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(heard.pauseMs, MAX_WAIT_MS));
+		if (verdict === 'rateLimited' && !heard.quota) this.refused(ticket, now);
 		if (verdict === 'overloaded') this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(ticket, now);
 		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
-	}
-
-	/** Resolves at the next answer, or at Stop. */
-	private async nextAnswer(stop: Stopper): Promise<void> {
-		await new Promise<void>((resolve) => {
-			const off = stop.subscribe(resolve);
-			this.answers.push(() => (off(), resolve()));
-		});
 	}
 
 	/** A run stopped: its waiting requests leave the line at once. */
@@ -153,26 +143,22 @@ export class Limiter {
 		this.wake();
 	}
 
-	/** For logs and tests: the allowance, and the pace once there is one. */
+	/** For tests: the allowance, and the pace once there is one. */
 	get state() {
 		return { inFlight: this.inFlight, allowance: this.allowance, rate: this.pace?.rate };
 	}
 
-	private room(run: Run): boolean {
-		return run.inFlight < run.max && this.inFlight < this.allowance;
-	}
+	private room = (run: Run) => run.inFlight < run.max && this.inFlight < this.allowance;
 
-	/** A slot for `run` when there is room and no run waits before it. */
-	private take(run: Run): boolean {
-		if (this.waiting.length || !this.room(run)) return false;
-		run.inFlight++;
-		this.inFlight++;
+	/** Takes (1) or gives back (-1) a slot of `run`. */
+	private seat(run: Run, by: 1 | -1): true {
+		run.inFlight = Math.max(0, run.inFlight + by);
+		this.inFlight = Math.max(0, this.inFlight + by);
 		return true;
 	}
 
 	private giveBack(run: Run, turn: Turn): Turn {
-		run.inFlight = Math.max(0, run.inFlight - 1);
-		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.seat(run, -1);
 		this.wake();
 		return turn;
 	}
@@ -182,9 +168,7 @@ export class Limiter {
 		let skipped = 0;
 		while (this.inFlight < this.allowance && skipped < this.waiting.length) {
 			const run = this.waiting.shift()!;
-			if (run.queue.length && this.room(run)) {
-				run.inFlight++;
-				this.inFlight++;
+			if (run.queue.length && this.room(run) && this.seat(run, 1)) {
 				run.queue.shift()!(true);
 				skipped = 0;
 			} else skipped++;
@@ -218,7 +202,6 @@ export class Limiter {
 		const again = this.hold.cutAt > 0 && ticket.level < this.hold.level;
 		this.allowance = Math.max(1, again ? Math.floor(ticket.level / 2) : ticket.level - 1);
 		this.hold = { level: this.allowance + 1, until: now + HOLD_MS, cutAt: now };
-		this.slowStart = false;
 		this.round = newRound();
 	}
 
@@ -228,20 +211,42 @@ export class Limiter {
 	 */
 	private grow(ticket: Ticket, now: number): void {
 		this.pace?.grow(now);
-		this.round.took += now - ticket.sentAt;
+		const took = now - ticket.sentAt;
+		this.round.took += took;
+		this.round.quickest = Math.min(this.round.quickest, took);
 		if (++this.round.answers < this.allowance) return;
-		const { full, took, answers } = this.round;
+		const { full, answers, quickest, loop: before } = this.round;
+		const mean = this.round.took / answers;
 		this.round = newRound();
-		const mean = took / answers;
 		this.fastest = Math.min(this.fastest * DRIFT, mean);
 		if (!(full || this.waiting.length > 0) || mean > QUEUEING * this.fastest) return;
-		if (this.slowStart) this.allowance = Math.min(MOST, this.allowance * 2);
-		else if (now > this.hold.until || this.allowance + 1 < this.hold.level)
-			this.allowance = Math.min(MOST, this.allowance + 1);
+		// after a refusal for too many in flight: one more per round, past the refused level once the hold is over
+		if (this.hold.cutAt) {
+			if (now > this.hold.until || this.allowance + 1 < this.hold.level)
+				this.allowance = Math.min(MOST, this.allowance + 1);
+			return;
+		}
+		// the time the service kept the round waiting: the quickest answer, less what n8n's own work took of it
+		const waited = Math.min(quickest, before ? performance.eventLoopUtilization(before).idle : 0);
+		const grown = Math.ceil(this.allowance * 2 ** (waited / DOUBLING_MS));
+		this.allowance = Math.min(MOST, Math.max(this.allowance + 1, grown));
 	}
 }
 
-const newRound = () => ({ answers: 0, full: false, took: 0 });
+/** How busy the process has been, where Node.js tells it */
+const loop = () =>
+	typeof performance === 'object' ? performance.eventLoopUtilization?.() : undefined;
+const newRound = () => ({ answers: 0, full: false, took: 0, quickest: Infinity, loop: loop() });
+
+/** What an answer said: status (0: none came), the pause it asks of every request, the quota announced. */
+export type Heard = { status: number; timedOut?: boolean; pauseMs?: number; quota?: Quota };
+
+/** How an answer bears on the service's capacity: 503, 504 and timeouts say it is overloaded. */
+function verdictOf({ status, timedOut }: Heard): Verdict {
+	if (status === 429) return 'rateLimited';
+	if (status === 503 || status === 504 || timedOut) return 'overloaded';
+	return status > 0 && status < 400 ? 'ok' : 'neutral';
+}
 
 const limiters = new Map<string, Limiter>();
 

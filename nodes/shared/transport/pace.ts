@@ -1,9 +1,3 @@
-/**
- * The pace of a service that refused with a 429 and announces no quota: a client-side token bucket whose rate follows
- * CUBIC, as the AWS SDKs' adaptive retry mode paces. A 429 sets the curve's plateau and cuts the rate to `BETA` of it;
- * healthy answers then bring it back along a cubic curve that flattens at the plateau and then probes past it.
- */
-
 /** CUBIC's cut (the AWS SDKs' is 0.7): the plateau is what the service accepted, not what was sent, so less will do */
 const BETA = 0.8;
 /**
@@ -16,6 +10,11 @@ const MIN_RATE = 2;
 /** Up to this many seconds of the pace may go at once: more would be refused by a small bucket. */
 const BURST_MS = 500;
 
+/**
+ * The pace of a service that refused with a 429 and announces no quota: a client-side token bucket whose rate follows
+ * CUBIC, as the AWS SDKs' adaptive retry mode paces: cut to `BETA` of the plateau a 429 sets, then back along a cubic
+ * curve that flattens at the plateau and then probes past it.
+ */
 export class Pace {
 	/** When the next request is due at the pace (GCRA's theoretical arrival time); a burst may go before it. */
 	private due: number;

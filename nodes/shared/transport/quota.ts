@@ -8,18 +8,14 @@ import type { Verdict } from './types';
 const PROBE_WITHIN_MS = 5000;
 
 type Answer = { seq: number; sent: number; now: number };
+type Told = { left: number; seq: number; at: number };
 /**
  * The quota a service announces, counted forward (requests sent after the answer that told it count against it):
  * while none is left, a request waits for the reset, or for a token bucket's refill, counted from below.
  */
 export class Quotas {
 	/** The quota the last answer told, counted forward; `resetAt` undefined: a new window not told yet */
-	private told?: Omit<Quota, 'resetAt'> & {
-		left: number;
-		resetAt?: number;
-		seq: number;
-		at: number;
-	};
+	private told?: Omit<Quota, 'resetAt'> & { resetAt?: number } & Told;
 	private kind: 'unknown' | 'probing' | 'window' | 'bucket' = 'unknown';
 	/** Requests per ms a token bucket gives back (0: not known), counted from the answer `base` */
 	private refill = 0;

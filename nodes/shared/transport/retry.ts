@@ -1,6 +1,6 @@
 import { header } from './attempt';
-import { type Limiter, MAX_WAIT_MS, type Run, type Verdict } from './limiter';
-import { backoff, parseRetryAfter, readQuota, wait } from './timing';
+import { type Heard, type Limiter, MAX_WAIT_MS, type Run, type Turn } from './limiter';
+import { type Quota, backoff, parseRetryAfter, readQuota, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /**
@@ -9,12 +9,6 @@ import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types'
  * apart from Max Attempts. Waits: backoff, or as long as `Retry-After` asks, within Max Retry Wait.
  */
 const RETRY_STATUSES = [429, 502, 503, 504];
-/** What answers teach the limiter, besides ok (< 400): 503/504 (and timeouts) say the service is overloaded. */
-const VERDICTS: Record<number, Verdict> = {
-	429: 'rateLimited',
-	503: 'overloaded',
-	504: 'overloaded',
-};
 /** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
 export const MAX_RATE_LIMITED = 10;
 export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
@@ -40,70 +34,103 @@ export interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdv
 	log(text: string, meta: Record<string, unknown>): void;
 }
 
-/** The one attempt/retry loop: every attempt waits for its turn at the limiter, and tells it what the answer taught. */
+/** What one attempt brought: the answer or the failure, its headers read once. */
+type Said = Heard & { res?: RawResponse; failure?: Failure; retryAfter?: number; quota?: Quota };
+
+/** The waits and counts of one request's attempts so far. */
+type Tally = { waited: number; counted: number; rateLimited: number; announcedMs: number };
+
+/** After an attempt: done (perhaps having given up), or a retry after `delay`; `pauseMs` pauses the whole service. */
+type Next =
+	| { retry: false; pauseMs: number; gaveUp?: GaveUp }
+	| { retry: true; pauseMs: number; delay: number };
+
+/** The one attempt/retry loop: every attempt waits for its turn at the limiter, and tells it what the answer said. */
 export async function withRetries(
 	send: () => Promise<RawResponse | Failure>,
 	policy: RetryPolicy,
 ): Promise<Outcome> {
 	const { settings, limiter, run } = policy;
-	let waited = 0;
-	let counted = 0;
-	let rateLimited = 0;
-	let announcedMs = 0;
+	const tally: Tally = { waited: 0, counted: 0, rateLimited: 0, announcedMs: 0 };
 	for (let attempt = 1; ; attempt++) {
-		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - announcedMs;
-		const turn = await limiter.acquire(run, settings.maxRetryWait - waited, announceLeft);
-		if (!turn.ok) {
-			const { why, waitMs } = turn;
-			const failure: Failure =
-				why === 'stopped'
-					? { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason }
-					: { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
-			return { failure, attempts: attempt - 1, announcedMs };
-		}
-		announcedMs += turn.announcedMs;
-		const outcome = await send();
-		const failure = 'kind' in outcome ? outcome : undefined;
-		const res = failure ? undefined : (outcome as RawResponse);
-		const quota = res && readQuota((name) => header(res.headers, name));
-		const status = res?.statusCode ?? 0;
-		const timedOut = failure?.kind === 'timeout';
-		const verdict =
-			VERDICTS[status] ?? (timedOut ? 'overloaded' : status && status < 400 ? 'ok' : 'neutral');
-		const retryAfter = res && parseRetryAfter(header(res.headers, 'retry-after'));
-		// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
-		const announced = status === 429 && quota?.remaining === 0 && quota.resetAt > Date.now();
-		const delay = announced ? 0 : Math.max(retryAfter ?? 0, backoff(settings.retryDelay, attempt));
-		const done = failure ? FINAL.includes(failure.kind) : !RETRY_STATUSES.includes(status);
-		// a 429, or a Retry-After on any answer, pauses every request to the service, not only this one
-		const pauseMs = !done && (status === 429 || retryAfter !== undefined) ? delay : 0;
-		limiter.release(run, turn.ticket, verdict, pauseMs, quota);
-		const last = failure ? { failure } : { res: res! };
-		if (done) return { ...last, attempts: attempt, announcedMs };
-
-		if (status === 429 && settings.maxAttempts > 1) rateLimited++;
-		else counted++;
-		const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
-		const unsafe = status !== 429 && !(failure && !failure.sent) && !policy.repeatable;
-		const text = unsafe
-			? (policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE)
-			: counted >= settings.maxAttempts
-				? tries
-				: rateLimited >= MAX_RATE_LIMITED
-					? `${tries}: refused ${rateLimited} times with HTTP 429`
-					: delay > settings.maxRetryWait - waited
-						? `${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`
-						: undefined;
-		if (text !== undefined)
-			return { ...last, attempts: attempt, announcedMs, gaveUp: { unsafe, text } };
-
-		const what = failure ? `${failure.code} (${failure.detail ?? failure.kind})` : `HTTP ${status}`;
+		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - tally.announcedMs;
+		const turn = await limiter.acquire(run, settings.maxRetryWait - tally.waited, announceLeft);
+		const { announcedMs } = tally;
+		if (!turn.ok) return { failure: notSent(turn, run), attempts: attempt - 1, announcedMs };
+		tally.announcedMs += turn.announcedMs;
+		const said = hear(await send());
+		const next = decide(said, attempt, policy, tally);
+		const { status, timedOut, quota, pauseMs } = { ...said, ...next };
+		limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
+		const last = said.failure ? { failure: said.failure } : { res: said.res! };
+		if (!next.retry)
+			return { ...last, attempts: attempt, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
+		const what = said.failure
+			? `${said.failure.code} (${said.failure.detail ?? said.failure.kind})`
+			: `HTTP ${status}`;
 		const which =
 			status === 429 && settings.maxAttempts > 1
 				? `retry (attempt ${attempt + 1}; 429s do not count toward Max Attempts)`
-				: `retry ${counted} of ${settings.maxAttempts - 1}`;
-		policy.log(`${which} in ${delay} ms after ${what}`, { attempt, delay });
-		await wait(delay, run.stop);
-		waited += delay;
+				: `retry ${tally.counted} of ${settings.maxAttempts - 1}`;
+		policy.log(`${which} in ${next.delay} ms after ${what}`, { attempt, delay: next.delay });
+		await wait(next.delay, run.stop);
+		tally.waited += next.delay;
 	}
+}
+
+/** A turn not given: Stop, or a wait longer than the request may wait. */
+function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
+	if (turn.why === 'stopped')
+		return { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason };
+	return {
+		kind: 'paused',
+		code: 'HTTP 429',
+		sent: false,
+		waitMs: turn.waitMs,
+		quota: turn.why === 'quota',
+	};
+}
+
+/** An attempt's answer or failure, with the headers that bear on retries read once. */
+function hear(outcome: RawResponse | Failure): Said {
+	if ('kind' in outcome)
+		return { status: 0, timedOut: outcome.kind === 'timeout', failure: outcome };
+	const get = (name: string) => header(outcome.headers, name);
+	const retryAfter = parseRetryAfter(get('retry-after'));
+	return { status: outcome.statusCode, res: outcome, retryAfter, quota: readQuota(get) };
+}
+
+/** Whether to try again, and when: each rule that ends the retries returns; what passes them all is retried. */
+function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally): Next {
+	const { settings } = policy;
+	const { status, failure, retryAfter, quota } = said;
+	if (failure && FINAL.includes(failure.kind)) return { retry: false, pauseMs: 0 };
+	if (!failure && !RETRY_STATUSES.includes(status)) return { retry: false, pauseMs: 0 };
+	const refused = status === 429;
+	// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
+	const announced = refused && quota?.remaining === 0 && quota.resetAt > Date.now();
+	const delay = announced ? 0 : Math.max(retryAfter ?? 0, backoff(settings.retryDelay, attempt));
+	// a 429, or a Retry-After on any answer, pauses every request to the service, not only this one
+	const pauseMs = refused || retryAfter !== undefined ? delay : 0;
+	if (refused && settings.maxAttempts > 1) tally.rateLimited++;
+	else tally.counted++;
+	const stop = (text: string, unsafe = false): Next => ({
+		retry: false,
+		pauseMs,
+		gaveUp: { unsafe, text },
+	});
+	const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
+	if (!refused && !(failure && !failure.sent) && !policy.repeatable)
+		return stop(policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE, true);
+	if (tally.counted >= settings.maxAttempts) return stop(tries);
+	if (tally.rateLimited >= MAX_RATE_LIMITED)
+		return stop(`${tries}: refused ${tally.rateLimited} times with HTTP 429`);
+	if (delay > settings.maxRetryWait - tally.waited) {
+		const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';
+		const limit = Math.round(settings.maxRetryWait / 1000);
+		return stop(
+			`${tries}: waiting ${Math.ceil(delay / 1000)} s more${asked} would pass the Max Retry Wait of ${limit} s`,
+		);
+	}
+	return { retry: true, pauseMs, delay };
 }
