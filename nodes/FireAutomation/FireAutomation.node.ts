@@ -7,9 +7,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { triptychApiTest } from '../shared/credentialTest';
-import { addHint, runNode } from '../shared/items';
+import { runNode } from '../shared/items';
 import { fireAutomationProperties } from './description';
-import { type FireOperation, fireAutomationOperation } from './operation';
+import { fireAutomationOperation } from './operation';
 
 /** An action, not a trigger: n8n's editor takes any node whose display name contains "trigger" for a trigger. */
 export class FireAutomation implements INodeType {
@@ -58,9 +58,6 @@ export class FireAutomation implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		let fire: FireOperation | undefined;
-		const output = await runNode(this, (client) => (fire = fireAutomationOperation(this, client)));
-		for (const hint of fire?.hints() ?? []) addHint(this, hint);
-		return output;
+		return await runNode(this, (client) => fireAutomationOperation(this, client));
 	}
 }

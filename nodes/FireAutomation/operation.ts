@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { getOptions, readNumber } from '../shared/fields';
+import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
-import { fieldError, isPlainObject, isTool } from '../shared/validation';
 import type { ApiResponse, TriggerRoutes, TriptychClient } from '../shared/transport';
-import { SERVICES, excerpt, wait } from '../shared/transport';
+import { SERVICES, excerpt, wait, isPlainObject } from '../shared/transport';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
@@ -23,14 +22,11 @@ const IGNORED_OPTION =
 const WEB = 'Receive a Web Request';
 const JSON_ROUTE = 'Receive a Web Request with a JSON Payload';
 
-/** The operation, and the execution hints of its run, to add once it is done. */
-export type FireOperation = ItemOperation<TriggerRequest> & { hints(): string[] };
-
 /** POST {Trigger URL}/trigger/{Event} per item; within a batching window the client's gate paces the calls. */
 export function fireAutomationOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-): FireOperation {
+): ItemOperation<TriggerRequest> {
 	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
 	const stopOnFailure = !ctx.continueOnFail();

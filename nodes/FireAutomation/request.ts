@@ -1,9 +1,9 @@
 import { randomUUID } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { getOptions, readChoice, readNumber } from '../shared/fields';
+import { getOptions, readChoice, readNumber, fieldError, toText } from '../shared/fields';
 import { getRequestSettings } from '../shared/options';
-import { fieldError, isPlainObject, toText } from '../shared/validation';
+import { isPlainObject } from '../shared/transport';
 import { APPLET_TRIGGER, KEY_MODE, LIMIT, PAYLOAD, QUERY_IN, TOOL_EVENT } from './description';
 
 /** Visible ASCII and spaces: anything else cannot be sent in an HTTP header. */

@@ -4,7 +4,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { museumObjectSearchProperties } from './description';
-import { listSearch } from './lists';
+import { listSearch } from './listSearch';
 import { museumOperation } from './operation';
 
 export class MuseumObjectSearch implements INodeType {
@@ -49,9 +49,6 @@ export class MuseumObjectSearch implements INodeType {
 	methods = { credentialTest: { triptychApiTest }, listSearch };
 
 	async execute(this: IExecuteFunctions) {
-		let operation: ReturnType<typeof museumOperation> | undefined;
-		const output = await runNode(this, (client) => (operation = museumOperation(this, client)));
-		operation?.finish();
-		return output;
+		return await runNode(this, (client) => museumOperation(this, client));
 	}
 }

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { StyleEntry } from '../shared/transport';
-import { fieldError, isPlainObject, show, toBoolean, toText } from '../shared/validation';
+import { fieldError, show, toBoolean, toText } from '../shared/fields';
+import { isPlainObject } from '../shared/transport';
 
 /** Harvard's `colors[].hue` names */
 const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');

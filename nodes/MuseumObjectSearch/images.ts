@@ -1,10 +1,15 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 
-import { type ChoiceOption, type NumberOption, readChoice, readNumber } from '../shared/fields';
+import {
+	type ChoiceOption,
+	type NumberOption,
+	readChoice,
+	readNumber,
+	toText,
+} from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import { type StyleEntry, describeFailure } from '../shared/transport';
-import { isPlainObject, toText } from '../shared/validation';
+import { type StyleEntry, describeFailure, isPlainObject } from '../shared/transport';
 import type { Call, Found, Image } from './types';
 import { answerError, imageUrlOf, recordKey } from './records';
 

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { getOptions, readChoice } from '../shared/fields';
-import { addHint, type ItemOperation } from '../shared/items';
+import { getOptions, readChoice, isTool } from '../shared/fields';
+import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { StyleEntry, TriptychClient } from '../shared/transport';
-import { isTool } from '../shared/validation';
 import { getObject, readObjectId } from './actions/get';
 import { readSearchPlan, searchObjects } from './actions/search';
 import { OPERATION } from './description';
@@ -26,11 +25,11 @@ function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
 		: { ...plan, search: readSearchPlan(ctx, i, options, asTool) };
 }
 
-/** The router: one input item's operation (Search or Get), then its images; `finish` adds the run's hints. */
+/** The router: one input item's operation (Search or Get), then its images; `hints`: the run's. */
 export function museumOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-): ItemOperation<ReturnType<typeof readPlan>> & { finish(): void } {
+): ItemOperation<ReturnType<typeof readPlan>> {
 	const asTool = isTool(ctx);
 	/** Searches cut short by Max Pages, for the run's hint */
 	const cut = { searches: 0, left: 0, maxPages: 0 };
@@ -54,16 +53,19 @@ export function museumOperation(
 			budget.max = images.maxImages;
 			return await attachImages(call, images, found, budget);
 		},
-		finish() {
+		hints() {
+			const hints: string[] = [];
 			if (cut.searches) {
 				const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
-				const message = `${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`;
-				addHint(ctx, message);
+				hints.push(
+					`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
+				);
 			}
-			if (budget.omitted) {
-				const message = `Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`;
-				addHint(ctx, message);
-			}
+			if (budget.omitted)
+				hints.push(
+					`Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
+				);
+			return hints;
 		},
 	};
 }

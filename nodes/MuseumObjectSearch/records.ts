@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { type ChoiceOption, readChoice } from '../shared/fields';
+import { type ChoiceOption, readChoice, fieldError, show, toList } from '../shared/fields';
 import type { PageAnswer } from '../shared/paging';
-import { describeValue, fieldError, isPlainObject, show, toList } from '../shared/validation';
+import { describeValue, isPlainObject } from '../shared/transport';
 
 /** An error naming the item, for an answer the node cannot use. */
 export function answerError(

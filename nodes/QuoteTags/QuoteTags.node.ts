@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { triptychApiTest } from '../shared/credentialTest';
 import { runNode } from '../shared/items';
 import { quoteTagsProperties } from './description';
-import { type SortTally, hintLacking, quoteTagsOperation } from './operation';
+import { quoteTagsOperation } from './operation';
 
 export class QuoteTags implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,6 +33,17 @@ export class QuoteTags implements INodeType {
 			searchHint:
 				'Lists the tags (categories) of a quotations service (a self-hosted Quotable, its rewrite, QuoteSlate or a compatible one), optionally those whose name contains a text. Each tag has a name; quote counts and dates only where the service gives them. Not for fetching the quotations themselves (use HTTP Request).',
 		},
+		hints: [
+			{
+				message:
+					'With a sort, the node asks the service for every tag and sorts them itself (the services sort by different names, or not at all), then keeps Limit. A tag without the sorted field comes last.',
+				type: 'info',
+				location: 'ndv',
+				whenToDisplay: 'always',
+				displayCondition:
+					'={{ ($parameter["options"] || {}).sortBy !== undefined || ($parameter["options"] || {}).order !== undefined }}',
+			},
+		],
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'triptychApi', required: true, testedBy: 'triptychApiTest' }],
@@ -42,9 +53,6 @@ export class QuoteTags implements INodeType {
 	methods = { credentialTest: { triptychApiTest } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const tally: SortTally = {};
-		const output = await runNode(this, (client) => quoteTagsOperation(this, client, tally));
-		hintLacking(this, tally);
-		return output;
+		return await runNode(this, (client) => quoteTagsOperation(this, client));
 	}
 }

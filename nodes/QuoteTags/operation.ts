@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { getLimit, getOptions, readChoice } from '../shared/fields';
-import { type ItemOperation, addHint } from '../shared/items';
+import { getLimit, getOptions, readChoice, toText } from '../shared/fields';
+import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, plainText, toText } from '../shared/validation';
+import { describeValue, isPlainObject, plainText } from '../shared/transport';
 import { ORDER, SORT_BY, type SortField } from './description';
 
 /** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */
@@ -23,7 +23,7 @@ const ENVELOPES = ['results', 'tags', 'categories', 'data', 'contents'];
 const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
 /** Per sort field, over a run: how many tags were sorted, and how many of them lacked the field */
-export type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
+type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
 
 /**
  * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
@@ -34,8 +34,8 @@ export type SortTally = Partial<Record<SortField, { sorted: number; lacking: num
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
-	tally: SortTally,
 ): ItemOperation<ReturnType<typeof readSearch>> {
+	const tally: SortTally = {};
 	return {
 		read: (i) => readSearch(ctx, i),
 
@@ -67,6 +67,8 @@ export function quoteTagsOperation(
 			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
 			return kept.map((json) => ({ json }));
 		},
+
+		hints: () => lackingHints(tally),
 	};
 }
 
@@ -85,7 +87,8 @@ function readSearch(ctx: IExecuteFunctions, i: number) {
 	return { qs, q: words(q), limit, sort, settings: getRequestSettings(ctx, i, options) };
 }
 
-export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
+/** Per sort field, a hint when tags lacked it: they came last, or kept the service's order. */
+function lackingHints(tally: SortTally): string[] {
 	const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
 		const { sorted, lacking } = tally[by]!;
 		if (!lacking) return [];
@@ -95,7 +98,7 @@ export function hintLacking(ctx: IExecuteFunctions, tally: SortTally): void {
 			? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
 			: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
 	});
-	if (lines.length) addHint(ctx, lines.join(' '));
+	return lines.length ? [lines.join(' ')] : [];
 }
 
 /**

@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { getConcurrency } from './options';
 import { pool } from './pool';
 import { TriptychClient } from './transport';
-import { isTool } from './validation';
+import { isTool } from './fields';
 
 /** What a node does per input item: read (and check) its fields, then do its work. */
 export interface ItemOperation<P> {
@@ -14,6 +14,8 @@ export interface ItemOperation<P> {
 	prepare?(): Promise<Array<Error | undefined>>;
 	/** One item's work: its output items (pairedItem is set by the caller) */
 	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
+	/** The run's execution hints, once every item is done */
+	hints?(): string[];
 }
 
 /**
@@ -88,6 +90,7 @@ export async function runNode<P>(
 		const hint = `The service's rate-limit headers announced quota resets: this run waited ${waited} s for them in all (not retries).`;
 		if (waited > 0) addHint(ctx, hint);
 	}
+	for (const hint of operation.hints?.() ?? []) addHint(ctx, hint);
 	return [results.flatMap((produced) => produced ?? [])];
 }
 

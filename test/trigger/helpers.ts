@@ -5,7 +5,7 @@ import { runNode } from '../harness/engine';
 import { DEFAULT_API_KEY } from '../servers';
 
 export const KEY = DEFAULT_API_KEY;
-export const NODE = 'Trigger Call';
+export const NODE = 'Fire Automation';
 /** Retry settings that keep every backoff in the milliseconds */
 export const FAST = { retryDelay: 1, maxRetryWait: 2 };
 

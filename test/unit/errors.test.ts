@@ -9,7 +9,7 @@ import {
 	isHtml,
 	redactKey,
 } from '../../nodes/shared/transport/errors';
-import { redactData } from '../../nodes/shared/transport/text';
+import { redactData } from '../../nodes/shared/transport/redaction';
 
 const node: INode = {
 	id: 'n1',

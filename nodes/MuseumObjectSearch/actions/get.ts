@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { describeValue, fieldError, isPlainObject, show } from '../../shared/validation';
+import { fieldError, show } from '../../shared/fields';
+import { describeValue, isPlainObject } from '../../shared/transport';
 import type { Call } from '../types';
 import { answerError } from '../records';
 

@@ -1,20 +1,21 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getLimit, readChoice, readNumber } from '../../shared/fields';
-import { fetchAllPages } from '../../shared/paging';
 import {
-	describeValue,
+	getLimit,
+	readChoice,
+	readNumber,
 	fieldError,
-	isPlainObject,
 	show,
 	toList,
 	toText,
-} from '../../shared/validation';
+} from '../../shared/fields';
+import { fetchAllPages } from '../../shared/paging';
+import { describeValue, isPlainObject } from '../../shared/transport';
 import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
 import type { Call, Found } from '../types';
 import { answerError, readPage, recordKey } from '../records';
-import { MAX_PAGES, PAGE, SORT_ORDER } from '../description';
+import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
 const MAX_PAGE_SIZE = 100;

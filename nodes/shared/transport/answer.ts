@@ -1,9 +1,8 @@
 import { header } from './attempt';
-import { isPlainObject } from '../validation';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
-import { MAX_TEXT, type Redact, cut, gist, isHtml, shown } from './text';
+import { MAX_TEXT, type Redact, cut, gist, isHtml, isPlainObject, shown } from './redaction';
 import type { ApiResponse, Failure, RawResponse } from './types';
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -131,3 +130,28 @@ function keyAdvice(service: Service): string {
 }
 
 const isOk = (status: number) => status >= 200 && status < 300;
+
+/* What a service sent, in words a message can quote, whatever its JSON holds. */
+
+/** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
+export function plainText(value: unknown): string {
+	if (typeof value === 'string') return value;
+	if (typeof value !== 'object' || value === null) return String(value);
+	try {
+		return JSON.stringify(value);
+	} catch {
+		return '';
+	}
+}
+
+/** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
+export function describeValue(value: unknown): string {
+	if (value === undefined || value === '') return 'an empty body';
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'a list';
+	if (typeof value === 'string') return `a string (${value.slice(0, 40)})`;
+	if (typeof value !== 'object') return `a ${typeof value}`;
+	const keys = Object.keys(value);
+	if (!keys.length) return 'an empty object';
+	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
+}

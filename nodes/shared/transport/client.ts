@@ -19,7 +19,7 @@ import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { Stopper } from './stop';
-import { redactAll, redactData, redactKey } from './text';
+import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */

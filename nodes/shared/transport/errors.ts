@@ -5,10 +5,10 @@ import { MAX_WAIT_MS } from './limiter';
 import { MAX_REDIRECTS, originOf, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from './services';
-import { type Redact, redactAll } from './text';
+import { type Redact, redactAll } from './redaction';
 import type { Failure, RedirectProblem } from './types';
 
-export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './text';
+export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './redaction';
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -115,7 +115,7 @@ function redirectProblem(failure: Failure): string {
 	const path = url ? url.pathname + url.search : to;
 	const problems: Record<RedirectProblem, string> = {
 		otherOrigin: `to another origin (${originOf(to)})`,
-		notAddress: `to "${to.slice(0, 200)}", which is not a web address`,
+		notAddress: `to "${to.slice(0, 200)}", which is not an http(s) address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,
 		tooMany: `more than ${MAX_REDIRECTS} times (last to ${path})`,

@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { Stopper } from './stop';
-import { cut } from './text';
+import { cut } from './redaction';
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';

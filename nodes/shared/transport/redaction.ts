@@ -1,4 +1,5 @@
-import { isPlainObject } from '../validation';
+import type { IDataObject } from 'n8n-workflow';
+
 import { KEY_PARAMETER } from './services';
 
 const EXCERPT_LENGTH = 160;
@@ -161,4 +162,9 @@ export const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
 export function htmlTitle(text: string): string | undefined {
 	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
 	return title ? excerpt(title, 80) : undefined;
+}
+
+/** A JSON object (not a list, not null): what a service's record or envelope must be. */
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,8 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { TriptychClient, webAddress } from '../shared/transport';
-import { isPlainObject } from '../shared/validation';
+import { TriptychClient, webAddress, isPlainObject } from '../shared/transport';
 import { readPage } from './records';
 
 /** The editor waits for a list: a short time limit, one retry, and a list answer is small. */
