@@ -30,25 +30,33 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 
 afterEach(() => jest.restoreAllMocks());
 
+/** A limiter whose first answer has come back, with the allowance it then has at least */
+const opened = () => Object.assign(new Limiter(), { allowance: START });
+
 /** Each round of answers kept the process waiting idle for `ms` (as Node.js's event loop utilization tells). */
 const idle = (ms: number) =>
 	jest
-		.spyOn(performance, 'eventLoopUtilization')
+		.spyOn(performance as unknown as { eventLoopUtilization(): object }, 'eventLoopUtilization')
 		.mockReturnValue({ idle: ms, active: 0, utilization: 0 });
 
 describe('slots', () => {
-	test(`a new limiter lets ${START} through, then each answer lets one more`, async () => {
+	test(`a new limiter lets one request go alone; its answer lets ${START} go, then each answer one more`, async () => {
 		const limiter = new Limiter();
 		const run = newRun();
-		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
-		const fifth = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
-		expect(await settled(fifth)).toBe(false);
-		limiter.release(run, tickets[0], { status: 200 });
-		expect(await settled(fifth)).toBe(true);
+		const first = await go(limiter, run);
+		const waiting = Array.from({ length: START + 1 }, () =>
+			limiter.acquire(run, MINUTE, MAX_WAIT_MS),
+		);
+		expect(await settled(waiting[0])).toBe(false);
+		limiter.release(run, first, { status: 200 });
+		const settledNow = await Promise.all(waiting.map(settled));
+		expect(settledNow).toEqual([...Array(START).fill(true), false]);
+		limiter.release(run, ((await waiting[0]) as { ticket: Ticket }).ticket, { status: 200 });
+		expect(await settled(waiting[START])).toBe(true);
 	});
 
 	test('each run keeps its own Concurrency; a run at its cap holds up no other', async () => {
-		const limiter = new Limiter();
+		const limiter = opened();
 		const [a, b] = [newRun(1), newRun(4)];
 		const first = await go(limiter, a);
 		const second = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
@@ -61,7 +69,7 @@ describe('slots', () => {
 	});
 
 	test('Stop lets the waiting requests of that run go at once, and no other run', async () => {
-		const limiter = new Limiter();
+		const limiter = opened();
 		const [a, b] = [newRun(), newRun()];
 		await Promise.all(Array.from({ length: START }, () => go(limiter, a)));
 		const waitingA = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
@@ -83,7 +91,7 @@ describe('the in-flight allowance', () => {
 		'per round of healthy answers while requests wait, %i ms waited for them: it doubles per 10 ms',
 		async (ms, grown) => {
 			idle(ms);
-			const limiter = new Limiter();
+			const limiter = opened();
 			const run = newRun();
 			const sentAt = Date.now();
 			const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
@@ -96,7 +104,7 @@ describe('the in-flight allowance', () => {
 	);
 
 	test('a round of answers slower than twice the fastest round only stops the growth', async () => {
-		const limiter = new Limiter();
+		const limiter = opened();
 		const run = newRun();
 		const now = Date.now();
 		jest.spyOn(Date, 'now').mockReturnValue(now);
@@ -169,7 +177,7 @@ describe('waits', () => {
 	});
 
 	test('a 429 without quota headers starts the pace under what the service accepted, then it grows past it', async () => {
-		const limiter = new Limiter();
+		const limiter = opened();
 		const run = newRun();
 		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
 		for (const t of tickets.slice(0, 3)) limiter.release(run, t, { status: 200 });

@@ -8,19 +8,19 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  * every run that calls it, so a run starts where the last left off. A request meets, in order:
  *
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: `START`, then per round of healthy answers it doubles per `DOUBLING_MS` the round
- *    kept the process waiting; a 503, 504 or timeout sets it one under the lowest level its wave of refusals went at
- *    (halved when refused again below it), held under that level for `HOLD_MS`, then one more per round;
+ * 2. the **in-flight allowance**: the first request alone (its answer tells whether the service announces a quota,
+ *    and how far away it is), then at least `START`, doubled per `DOUBLING_MS` a round of healthy answers kept the
+ *    process waiting; a 503, 504 or timeout sets it one under the lowest level its wave of refusals went at (halved
+ *    when refused again below it), held under that level for `HOLD_MS`, then one more per round;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** the service announces in its headers (quota.ts): while none is left, requests wait for the reset,
  *    or for the refill of a token bucket;
- * 5. without quota headers, once the service refused with a 429, the **pace** (pace.ts): a token bucket whose rate
- *    follows CUBIC.
+ * 5. without quota headers, after a 429, the **pace** (pace.ts): a token bucket whose rate follows CUBIC.
  */
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
 export const MAX_WAIT_MS = 120_000;
-/** The first wave, before any answer: it finds a small cap on requests in flight; a small burst refuses few of it. */
+/** At least this many after the first answer: a cap of 8 in flight is found at once, a burst of 10 refuses two. */
 export const START = 12;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
@@ -47,7 +47,7 @@ const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
 export type { Run, Ticket, Turn, Verdict } from './types';
 
 export class Limiter {
-	allowance = START;
+	allowance = 1;
 	inFlight = 0;
 	pausedUntil = 0;
 	usedAt = Date.now();
@@ -227,15 +227,16 @@ export class Limiter {
 			return;
 		}
 		// the time the service kept the round waiting: the quickest answer, less what n8n's own work took of it
-		const waited = Math.min(quickest, before ? performance.eventLoopUtilization(before).idle : 0);
+		const waited = Math.min(quickest, before ? clock.eventLoopUtilization!(before).idle : 0);
 		const grown = Math.ceil(this.allowance * 2 ** (waited / DOUBLING_MS));
-		this.allowance = Math.min(MOST, Math.max(this.allowance + 1, grown));
+		this.allowance = Math.min(MOST, Math.max(START, this.allowance + 1, grown));
 	}
 }
 
 /** How busy the process has been, where Node.js tells it */
-const loop = () =>
-	typeof performance === 'object' ? performance.eventLoopUtilization?.() : undefined;
+type Loop = { idle: number; active: number; utilization: number };
+const clock = performance as unknown as { eventLoopUtilization?: (since?: Loop) => Loop };
+const loop = () => clock.eventLoopUtilization?.();
 const newRound = () => ({ answers: 0, full: false, took: 0, quickest: Infinity, loop: loop() });
 
 /** What an answer said: status (0: none came), the pause it asks of every request, the quota announced. */
