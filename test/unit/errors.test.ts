@@ -1,15 +1,14 @@
 /** Error texts (nodes/shared/transport/errors), from source. */
 import type { INode } from 'n8n-workflow';
 
+import { failureError, hint } from '../../nodes/shared/transport/errors';
 import {
 	excerpt,
-	failureError,
-	hint,
 	htmlTitle,
 	isHtml,
+	redactData,
 	redactKey,
-} from '../../nodes/shared/transport/errors';
-import { redactData } from '../../nodes/shared/transport/redaction';
+} from '../../nodes/shared/transport/redaction';
 
 const node: INode = {
 	id: 'n1',

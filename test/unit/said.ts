@@ -3,8 +3,8 @@
  * the key that redaction no longer recognises). The transport's own composition, `shown`, when it has one; else
  * redaction then excerpt, the order it must keep.
  */
-import * as errors from '../../nodes/shared/transport/errors';
-import { excerpt, gist, redactKey } from '../../nodes/shared/transport/errors';
+import * as errors from '../../nodes/shared/transport/redaction';
+import { excerpt, gist, redactKey } from '../../nodes/shared/transport/redaction';
 import { readQuota } from '../../nodes/shared/transport/timing';
 
 type Shown = (text: string, redact: (text: string) => string, length?: number) => string;

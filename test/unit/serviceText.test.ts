@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-import { excerpt, gist, redactKey } from '../../nodes/shared/transport/errors';
+import { excerpt, gist, redactKey } from '../../nodes/shared/transport/redaction';
 import { parseRetryAfter, readQuota } from '../../nodes/shared/transport/timing';
 import { keyPieces } from '../museum/keys';
 import { isolated } from './isolated';

@@ -25,7 +25,7 @@ import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types'
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-export type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
+type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
 type Target = { url: string; origin: string; send: Sender };
 type Exchange = Outcome & { where: ErrorSite; keyed: boolean };

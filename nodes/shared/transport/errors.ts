@@ -8,8 +8,6 @@ import { SERVICES, type Service } from './services';
 import { type Redact, redactAll } from './redaction';
 import type { Failure, RedirectProblem } from './types';
 
-export { excerpt, gist, htmlTitle, isHtml, redactKey, shown } from './redaction';
-
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
 	'401': 'Check the API Key in the Triptych API credentials.',
@@ -45,7 +43,7 @@ export function apiError(
 }
 
 /** `what`: the other side ("the image host"); `label`: the credential field to check; `sizeOption` sets maxBytes */
-export interface Wording {
+interface Wording {
 	what: string;
 	label?: string;
 	timeout: number;

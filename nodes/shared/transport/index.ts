@@ -3,8 +3,8 @@ import { applyKey as keyApplied } from './origin';
 export { TriptychClient } from './client';
 export { wait } from './timing';
 export { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './retry';
-export { describeFailure, excerpt, redactKey } from './errors';
-export { isPlainObject } from './redaction';
+export { describeFailure } from './errors';
+export { excerpt, isPlainObject, redactKey } from './redaction';
 export { describeValue, judge, type Judgement, plainText } from './answer';
 export { baseOf, baseUrlProblem, webAddress } from './origin';
 /** The credential's `authenticate`, as a value: a re-export would put a getter on the way of every request */

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
 export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
-export type Style = 'generic' | 'harvard' | 'iftttWebhooks';
+type Style = 'generic' | 'harvard' | 'iftttWebhooks';
 
 /** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
 export const KEY_PARAMETER = 'apikey';
