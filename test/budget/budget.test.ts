@@ -59,8 +59,11 @@ test('a warm run starts where the last left off: what a cap of 8 in flight taugh
 	expect((await run(server, 80)).failed).toBe(0);
 	const refused = server.rateLimited;
 	expect(refused).toBeGreaterThan(0);
-	// one wave overshoots (slow start doubles 8 to 16); its lowest refused level sets the allowance, so no second wave
-	expect(refused).toBeLessThanOrEqual(8);
+	// one wave overshoots (after the first request, sent alone, as many as the service's distance allows); its lowest
+	// refused level sets the allowance, so no second wave: every refused request arrived before the first refusal's
+	// answer (50 ms) was read, a busy machine's delay allowed
+	const refusedAt = server.requests.filter((r) => r.rateLimited).map((r) => r.at);
+	expect(Math.max(...refusedAt) - Math.min(...refusedAt)).toBeLessThan(50 + 250);
 	expect((await run(server, 40)).failed).toBe(0);
 	expect(server.rateLimited).toBe(refused);
 });

@@ -13,8 +13,7 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  *    process waiting; a 503, 504 or timeout sets it one under the lowest level its wave of refusals went at (halved
  *    when refused again below it), held under that level for `HOLD_MS`, then one more per round;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
- * 4. the **quota** the service announces in its headers (quota.ts): while none is left, requests wait for the reset,
- *    or for the refill of a token bucket;
+ * 4. the **quota** its headers announce (quota.ts): while none is left, requests wait for the reset or the refill;
  * 5. without quota headers, after a 429, the **pace** (pace.ts): a token bucket whose rate follows CUBIC.
  */
 
@@ -27,9 +26,9 @@ const MOST = 256;
 /** Answers taking more than this many times the fastest round's: more in flight is queueing somewhere, no growth */
 const QUEUEING = 2;
 /**
- * The allowance doubles per this long a round's answers kept the process idle: 50 ms away, the run's Concurrency from
- * the second round; next door, or when n8n's own work sets the pace, one more per round (what passed the gate goes
- * before a refusal is read, so a limit met there refuses few of a wave).
+ * The allowance doubles per this long a round's answers kept the process idle: 50 ms away, it is at the most soon;
+ * next door, or when n8n's own work sets the pace, one more per round (what passed the gate goes before a refusal is
+ * read, so a limit met there refuses few of a wave).
  */
 const DOUBLING_MS = 10;
 /** The fastest round is forgotten by this factor per round, so a service that became slower is learned anew. */
@@ -218,7 +217,8 @@ export class Limiter {
 		const { full, answers, quickest, loop: before } = this.round;
 		const mean = this.round.took / answers;
 		this.round = newRound();
-		this.fastest = Math.min(this.fastest * DRIFT, mean);
+		// a lone request's answer says how far the service is, not what queueing costs
+		if (answers > 1) this.fastest = Math.min(this.fastest * DRIFT, mean);
 		if (!(full || this.waiting.length > 0) || mean > QUEUEING * this.fastest) return;
 		// after a refusal for too many in flight: one more per round, past the refused level once the hold is over
 		if (this.hold.cutAt) {
