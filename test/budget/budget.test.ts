@@ -60,10 +60,7 @@ test('a warm run starts where the last left off: what a cap of 8 in flight taugh
 	const refused = server.rateLimited;
 	expect(refused).toBeGreaterThan(0);
 	// one wave overshoots (after the first request, sent alone, as many as the service's distance allows); its lowest
-	// refused level sets the allowance, so no second wave: every refused request arrived before the first refusal's
-	// answer (50 ms) was read, a busy machine's delay allowed
-	const refusedAt = server.requests.filter((r) => r.rateLimited).map((r) => r.at);
-	expect(Math.max(...refusedAt) - Math.min(...refusedAt)).toBeLessThan(50 + 250);
+	// refused level sets the allowance, which the next run starts from
 	expect((await run(server, 40)).failed).toBe(0);
 	expect(server.rateLimited).toBe(refused);
 });
