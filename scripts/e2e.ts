@@ -4,8 +4,10 @@
  * installed once into ~/.cache/triptych-e2e; the packed package installed into a private user folder as n8n's
  * community-package installer does; the loopback services; `n8n import:credentials` and `import:workflow` (the
  * example workflows, a scheduled copy, the hostile ones), `n8n execute` of each with its output and what the
- * services received checked; then `n8n start`: the node list, the credential test endpoint, n8n's log, the
- * scheduler, and Stop. Options: --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --keep (keep .tmp/e2e).
+ * services received checked; n8n's SSRF protection (an execute with it on, then with loopback allowed); then
+ * `n8n start`: the node list, the credential test endpoint, n8n's log, the scheduler, and Stop. Options:
+ * --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --only=ssrf,server (some of the phases after the import: scenarios,
+ * features, hostile, ssrf, server), --keep (keep .tmp/e2e).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +29,7 @@ import {
 	startFeatureServices,
 } from './e2e/features';
 import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import { hasSsrfProtection, ssrfPhase, ssrfWorkflows } from './e2e/ssrf';
 import { credentialTestMessage, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import {
 	type Item,
@@ -59,6 +62,9 @@ const SCHEDULED = { id: 'e2eScheduled0001', scenario: 'tag-digest', seconds: 3 }
 
 const checks = new Checks('  ');
 
+const PHASES = ['scenarios', 'features', 'hostile', 'ssrf', 'server'] as const;
+type Phase = (typeof PHASES)[number];
+
 // ------------------------------------------------------------------------------------------------ n8n commands
 
 /** An n8n CLI command in the user folder: its exit code, output (stdout, then stderr), time and peak memory. */
@@ -84,7 +90,7 @@ function noLoadProblems(output: string): void {
 }
 
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
-function parseRawOutput(stdout: string): Parameters<typeof viewOfRun>[0] {
+function parseRawOutput<T = Parameters<typeof viewOfRun>[0]>(stdout: string): T {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((line) => line === '{');
 	if (start < 0) fail(`no JSON in the output of n8n execute:\n${stdout.slice(-3000)}`);
@@ -151,6 +157,7 @@ async function runVersion(
 	tarball: string,
 	services: Services,
 	features: FeatureServices,
+	phases: readonly Phase[],
 ): Promise<void> {
 	const check: Check = (name, body) => checks.run(`n8n ${version}`, name, body);
 	log(`\n=== n8n ${version} ===`);
@@ -186,6 +193,7 @@ async function runVersion(
 			...featureWorkflows(CREDENTIALS.main),
 			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
 			...hostileWorkflows(CREDENTIALS),
+			...ssrfWorkflows(CREDENTIALS.main),
 		];
 		let ms = 0;
 		for (const [command, what, list] of [
@@ -206,9 +214,13 @@ async function runVersion(
 	});
 	if (!imported) return;
 
-	const execute = (id: string, sampleMemory = false) =>
-		n8n(cli, ['execute', `--id=${id}`, '--rawOutput'], sampleMemory);
-	for (const scenario of SCENARIOS) {
+	const execute = (id: string, sampleMemory = false, env: Record<string, string> = {}) =>
+		n8n(
+			{ ...cli, vars: { ...cli.vars, ...env } },
+			['execute', `--id=${id}`, '--rawOutput'],
+			sampleMemory,
+		);
+	for (const scenario of phases.includes('scenarios') ? SCENARIOS : []) {
 		await check(`n8n execute: ${scenario.title}`, async () => {
 			resetServices(services);
 			const runOnce = async () => {
@@ -231,20 +243,33 @@ async function runVersion(
 		});
 	}
 
-	await featurePhase({
-		services,
-		features,
-		check,
-		async run(id) {
-			const result = await execute(id);
-			noLoadProblems(result.output);
-			if (result.code !== 0)
-				fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
-			return viewOfRun(parseRawOutput(result.stdout));
-		},
-	});
-	await hostilePhase({ services, check, execute: (id) => execute(id, true) });
-	await serverPhase(cli, services, check);
+	if (phases.includes('features'))
+		await featurePhase({
+			services,
+			features,
+			check,
+			async run(id) {
+				const result = await execute(id);
+				noLoadProblems(result.output);
+				if (result.code !== 0)
+					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+				return viewOfRun(parseRawOutput(result.stdout));
+			},
+		});
+	if (phases.includes('hostile'))
+		await hostilePhase({ services, check, execute: (id) => execute(id, true) });
+	if (phases.includes('ssrf') && !hasSsrfProtection(n8nBin(version)))
+		log(`  (n8n ${version} has no SSRF protection settings: those checks do not apply)`);
+	else if (phases.includes('ssrf'))
+		await ssrfPhase({
+			services,
+			check,
+			instance: cli,
+			credential: CREDENTIALS.main,
+			execute: (id, env) => execute(id, false, env),
+			parse: parseRawOutput,
+		});
+	if (phases.includes('server')) await serverPhase(cli, services, check);
 }
 
 async function serverPhase(env: Env, services: Services, check: Check): Promise<void> {
@@ -377,6 +402,13 @@ async function main(): Promise<number> {
 			?.split(',')
 			.map((v) => v.trim())
 			.filter(Boolean) ?? DEFAULT_VERSIONS;
+	const only = args
+		.find((a) => a.startsWith('--only='))
+		?.slice(7)
+		.split(',');
+	const unknown = only?.filter((phase) => !PHASES.includes(phase as Phase));
+	if (unknown?.length) fail(`--only: unknown phase(s) ${unknown}; known: ${PHASES.join(', ')}`);
+	const phases = (only as Phase[] | undefined) ?? PHASES;
 	fs.mkdirSync(WORK, { recursive: true });
 
 	log(`End-to-end check of ${PACKAGE} in n8n ${versions.join(', ')}`);
@@ -392,7 +424,7 @@ async function main(): Promise<number> {
 	);
 	try {
 		for (const version of versions) {
-			await runVersion(version, tarball, services, features).catch((error: Error) =>
+			await runVersion(version, tarball, services, features, phases).catch((error: Error) =>
 				checks.run(`n8n ${version}`, 'run', () =>
 					Promise.reject(new Error(error.stack ?? String(error))),
 				),

@@ -118,9 +118,10 @@ export async function prepare(
 }
 
 /**
- * `n8n start` in a prepared user folder, waited for, with an owner (named after `who`, e.g. "E2e") set up and logged
- * in through the REST API, who also signs in to the editor; the server is stopped again if any of that fails. Until n8n has finished starting it answers every route with HTTP
- * 200 "n8n is starting up. Please wait", so /rest/settings must carry its data.
+ * `n8n start` in a prepared user folder, waited for, with an owner (named after `who`, e.g. "E2e") set up (unless an
+ * earlier start did) and logged in through the REST API, who also signs in to the editor; the server is stopped
+ * again if any of that fails. Until n8n has finished starting it answers every route with HTTP 200 "n8n is starting
+ * up. Please wait", so /rest/settings must carry its data.
  */
 export async function startN8n(
 	env: Env,
@@ -154,15 +155,18 @@ export async function startN8n(
 			},
 			server,
 		);
+		// a second start in the same user folder finds the owner already set up: it logs in as that owner
+		const again = setup.status === 400 && /already set ?up/i.test(setup.text);
 		const login = await rest.call('POST', '/rest/login', {
 			emailOrLdapLoginId: email,
 			email,
 			password,
 		});
-		for (const [what, answer] of [
-			['owner setup', setup],
-			['login', login],
-		] as const)
+		const answers = [
+			...(again ? [] : [['owner setup', setup] as const]),
+			['login', login] as const,
+		];
+		for (const [what, answer] of answers)
 			ensure(
 				answer.status === 200,
 				`${what} answered ${answer.status}: ${answer.text.slice(0, 500)}`,
