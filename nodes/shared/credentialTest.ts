@@ -114,7 +114,6 @@ function answerVerdict(target: Target, status: number, judged: Judgement) {
 function judgeFailure(target: Target, failure: Failure): string {
 	const { service, base, url } = target;
 	const { label, name } = SERVICES[service];
-	const where = `the ${label} (${base})`;
 	const { code, kind } = failure;
 	if (kind === 'redirect')
 		return redirects(target, code, failure.location ? ` to ${excerpt(failure.location)}` : '');
@@ -122,14 +121,9 @@ function judgeFailure(target: Target, failure: Failure): string {
 		return `The ${name} at ${base} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`;
 	if (kind === 'timeout')
 		return `The ${name} at ${base} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`;
-	if (kind === 'network' && code === 'ECONNREFUSED')
-		return `Nothing listens at ${url.origin} (connection refused, ECONNREFUSED): check the host and port in ${where}, and that the service runs.`;
-	if (kind === 'network' && (code === 'ENOTFOUND' || code === 'EAI_AGAIN'))
-		return `The host "${url.hostname}" in ${where} was not found (${code}): check it for typos, and that the n8n host can resolve it.`;
-	if (kind === 'network' && /CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
-		return `The TLS connection to ${url.host} failed (${code}): fix the service's certificate, give n8n the CA that signed it, or check http:// or https:// in ${where}.`;
 	const limits = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
-	const [message, advice] = describeFailure(failure, { ...limits, what: `the ${name}`, label });
+	const wording = { ...limits, what: `the ${name}`, label, address: url.href };
+	const [message, advice] = describeFailure(failure, wording);
 	return `${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`;
 }
 

@@ -187,7 +187,7 @@ test('an address where nothing listens: the address and what to check, not a bar
 	const result = await testCredential({ ...good(), museumUrl: url });
 	expect(result).toEqual({
 		status: 'Error',
-		message: `Nothing listens at ${url} (connection refused, ECONNREFUSED): check the host and port in the Museum URL (${url}), and that the service runs.`,
+		message: `Nothing listens at ${url} (connection refused). Check the Museum URL in the Triptych API credentials: its host and port, and that the service runs (ECONNREFUSED). Tested: Museum URL (${url}).`,
 	});
 });
 
@@ -195,7 +195,7 @@ test('a host that does not exist: named, with the code', async () => {
 	const result = await testCredential({ ...good(), museumUrl: 'http://museum.invalid' });
 	expect(result.status).toBe('Error');
 	expect(result.message).toMatch(
-		/^The host "museum\.invalid" in the Museum URL \(http:\/\/museum\.invalid\) was not found \((ENOTFOUND|EAI_AGAIN)\): check it for typos, and that the n8n host can resolve it\.$/,
+		/^The host "museum\.invalid" was not found\. Check the Museum URL in the Triptych API credentials for typos, and that the n8n host can resolve it \((ENOTFOUND|EAI_AGAIN)\)\. Tested: Museum URL \(http:\/\/museum\.invalid\)\.$/,
 	);
 });
 

@@ -336,9 +336,10 @@ describe('failures of the service', () => {
 			{ credentials: { quotesUrl: url } },
 		);
 		const error = result.error('Tags')!;
-		expect(error.message).toBe('Could not reach the quotes service [item 0]');
-		expect(error.description).toMatch(/ECONNREFUSED/);
-		expect(error.description).toMatch(/Check the Quotes URL/);
+		expect(error.message).toBe(`Nothing listens at ${url} (connection refused) [item 0]`);
+		expect(error.description).toMatch(
+			/Check the Quotes URL in the Triptych API credentials: its host and port, and that the service runs \(ECONNREFUSED\)/,
+		);
 		expect(error.description).toMatch(/gave up after 2 attempts/);
 	});
 });

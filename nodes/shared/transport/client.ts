@@ -170,8 +170,9 @@ export class TriptychClient {
 		const { service } = req;
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
+		where.url = req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? '');
 		const spec: AttemptSpec = {
-			url: req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? ''),
+			url: where.url,
 			method: req.method,
 			qs: req.qs,
 			body: req.body,

@@ -24,7 +24,14 @@ export const hint = (code: string, label: string): string =>
 	(STATUS_HINTS[code] ?? STATUS_HINTS[code[0] === '5' ? '5xx' : '400']).replace('{label}', label);
 
 /** Where an error happened; `redact` removes the key from its every text (they quote what the service said). */
-export type ErrorSite = { node: INode; service: Service; itemIndex: number; redact: Redact };
+export type ErrorSite = {
+	node: INode;
+	service: Service;
+	itemIndex: number;
+	redact: Redact;
+	/** The address asked */
+	url?: string;
+};
 
 /** An item's error (the item runner adds its number to the message); `details`: n8n's "Error details" */
 export function apiError(
@@ -46,6 +53,8 @@ export function apiError(
 interface Wording {
 	what: string;
 	label?: string;
+	/** The address asked, to name its host in what a failure to connect says */
+	address?: string;
 	timeout: number;
 	maxBytes: number;
 	sizeOption: string;
@@ -98,13 +107,42 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 				`This n8n instance does not let nodes reach private, loopback or other restricted addresses. If ${w.what} is meant to be reached there, an n8n administrator can allow it with N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES. It was not retried.`,
 			];
 		default:
-			return [
-				failure.sent
-					? `The connection to ${w.what} broke after the request was sent`
-					: `Could not reach ${w.what}`,
-				`The connection failed (${failure.code}: ${failure.detail ?? ''}). ${check}, and that the service is running.`,
-			];
+			return (
+				connectionFailure(failure, w, check) ?? [
+					failure.sent
+						? `The connection to ${w.what} broke after the request was sent`
+						: `Could not reach ${w.what}`,
+					`The connection failed (${failure.code}: ${failure.detail ?? ''}). ${check}, and that the service is running.`,
+				]
+			);
 	}
+}
+
+/** What the usual failures to connect mean, said in their terms: nothing listening, an unknown host, TLS. */
+function connectionFailure(
+	{ code }: Failure,
+	w: Wording,
+	check: string,
+): [string, string] | undefined {
+	const url = webAddress(w.address ?? '');
+	if (!url) return undefined;
+	// the code goes in the description: n8n replaces a message that names one with a generic text
+	if (code === 'ECONNREFUSED')
+		return [
+			`Nothing listens at ${url.origin} (connection refused)`,
+			`${check}: its host and port, and that the service runs (ECONNREFUSED).`,
+		];
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return [
+			`The host "${url.hostname}" was not found`,
+			`${check} for typos, and that the n8n host can resolve it (${code}).`,
+		];
+	if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
+		return [
+			`The TLS connection to ${url.host} failed`,
+			`Fix the service's certificate, give n8n the CA that signed it, or ${check.charAt(0).toLowerCase()}${check.slice(1)}: http:// or https:// (${code}).`,
+		];
+	return undefined;
 }
 
 function redirectProblem(failure: Failure): string {
@@ -133,6 +171,7 @@ export function failureError(
 	const wording = {
 		what: `the ${name}`,
 		label,
+		address: parts.url,
 		timeout,
 		maxBytes,
 		sizeOption: 'Max Response Size',
