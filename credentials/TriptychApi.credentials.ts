@@ -48,10 +48,9 @@ export class TriptychApi implements ICredentialType {
 			name: 'apiKey',
 			type: 'string',
 			typeOptions: { password: true },
-			required: true,
 			default: '',
 			description:
-				'Sent to each service the way its API setting below says; never to any other address',
+				'Sent to each service the way its API setting below says; never to any other address. The Art Institute of Chicago and Cleveland Museum of Art APIs need none: it may stay empty for them.',
 		},
 		...serviceFields,
 	];

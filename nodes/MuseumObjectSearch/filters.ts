@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { StyleEntry } from '../shared/transport';
-import { fieldError, show, toBoolean, toText } from '../shared/fields';
+import { fieldError, show, toBoolean, toInteger, toText } from '../shared/fields';
 import { isPlainObject } from '../shared/transport';
 
 /** Harvard's `colors[].hue` names */
@@ -10,17 +10,33 @@ const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(
 /** The Color filter's value: hex colours (lower-case `#rrggbb`) and hue names. */
 export type Colors = Record<'hexes' | 'hues', string[]>;
 
-/** A filter, defined once: its field, its parameter (Harvard's name) and the check of its value (`{}`: none). */
+/**
+ * A filter, defined once: its field, its parameter (Harvard's name; none: only for museums that name their own, see
+ * museums.ts) and the check of its value (`{}`: none).
+ */
 export interface Filter {
 	key: string;
 	label: string;
-	parameter: string;
+	parameter?: string;
 	field: Omit<INodeProperties, 'name' | 'displayName'>;
 	read(ctx: IExecuteFunctions, value: unknown, i: number): { value?: string; colors?: Colors };
 }
 
 const usual = (name: string) =>
-	`Sent as "${name}", the name the Harvard Art Museums API uses: rename it under Options > Filter Parameter Names if your service uses another`;
+	`Sent as "${name}", the name the Harvard Art Museums API uses (rename it under Options > Filter Parameter Names if your service uses another); the Art Institute of Chicago and Cleveland Museum of Art APIs get it in their own terms where they have it, and refuse it where they do not`;
+const OPEN_ONLY =
+	'For the Art Institute of Chicago and Cleveland Museum of Art APIs, in their own terms; the others have no such filter.';
+
+/** A year, BCE negative, for the open museums' date filters. */
+const year = (key: string, label: string, description: string): Filter => ({
+	key,
+	label,
+	field: { type: 'number', default: 1900, description: `${description} ${OPEN_ONLY}` },
+	read: (ctx, value, i) =>
+		value === undefined || value === ''
+			? {}
+			: { value: String(toInteger(ctx, value, label, i, -10000, 10000)) },
+});
 
 /** A filter by name; one whose values the service lists (GET /classification, /period) also has From List. */
 const named = (
@@ -29,10 +45,11 @@ const named = (
 	placeholder: string,
 	description: string,
 	method?: string,
+	harvard = true,
 ): Filter => ({
 	key,
 	label,
-	parameter: key,
+	...(harvard ? { parameter: key } : {}),
 	field: method
 		? {
 				type: 'resourceLocator',
@@ -48,7 +65,12 @@ const named = (
 					{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
 				],
 			}
-		: { type: 'string', default: '', placeholder, description: `${description} ${usual(key)}.` },
+		: {
+				type: 'string',
+				default: '',
+				placeholder,
+				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
+			},
 	read: (ctx, value, i) => {
 		const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
 		return { value: toText(ctx, name, label, i) || undefined };
@@ -101,6 +123,32 @@ export const FILTERS: Filter[] = [
 		'Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |.',
 		'periods',
 	),
+	named(
+		'department',
+		'Department',
+		'e.g. Prints and Drawings',
+		"The museum's curatorial department, by name (AIC also by ID, e.g. PC-10).",
+		undefined,
+		false,
+	),
+	year('createdAfter', 'Created After', 'Only works made in this year or later (BCE: negative).'),
+	year(
+		'createdBefore',
+		'Created Before',
+		'Only works made in this year or earlier (BCE: negative).',
+	),
+	{
+		key: 'publicDomainOnly',
+		label: 'Public Domain Only',
+		field: {
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether to return only works in the public domain: the Art Institute of Chicago's is_public_domain works, the Cleveland Museum of Art's CC0 works. The Harvard Art Museums API and generic services do not say, so they refuse it.",
+		},
+		read: (ctx, value, i) =>
+			value !== undefined && toBoolean(ctx, value, 'Public Domain Only', i) ? { value: '1' } : {},
+	},
 ];
 
 /** The Color filter: hex colours (n8n's picker gives `#RRGGBBAA`) or hue names, several joined by `|`. */

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, JsonObject, NodeApiError } from 'n8n-workflow';
 
 import {
 	type ChoiceOption,
@@ -10,8 +10,8 @@ import {
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
 import { type StyleEntry, describeFailure, isPlainObject } from '../shared/transport';
-import type { Call, Found, Image } from './types';
-import { answerError, imageUrlOf, recordKey } from './records';
+import type { Call, Found } from './types';
+import { answerError, imageUrlOf } from './records';
 
 /** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
 const WIDTHS = { thumbnail: 256, post: 800, original: undefined };
@@ -23,7 +23,7 @@ export const IMAGE_SIZE: ChoiceOption<'thumbnail' | 'post' | 'original' | 'custo
 	name: 'imageSize',
 	default: 'post',
 	description:
-		"How large an image to download. A smaller size is asked of the image service (IIIF, or the image address's width parameter with the Harvard Art Museums API); a service that cannot resize sends its original.",
+		"How large an image to download. A smaller size is asked of the image service (IIIF, or the image address's width parameter with the Harvard Art Museums API); the Art Institute of Chicago serves the nearest of its own widths (never wider than the work's image), the Cleveland Museum of Art its web or print image; a service that cannot resize sends its original.",
 	options: [
 		{
 			name: '800 Px Wide (for Posts)',
@@ -80,15 +80,11 @@ export function readImages(ctx: IExecuteFunctions, i: number) {
 	};
 }
 
-/** The record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
-export function imageOf(
-	record: IDataObject,
-	width: number | undefined,
-	style: StyleEntry,
-): Image | undefined {
+/** A Harvard record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
+export function harvardImage(record: IDataObject, width: number | undefined, style: StyleEntry) {
 	const source = imageUrlOf(record);
 	if (!source) return undefined;
-	const sized = (url: string) => ({ url, source, objectId: recordKey(record) });
+	const sized = (url: string) => ({ url, source });
 	if (width === undefined) return sized(source);
 	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
 	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
@@ -197,12 +193,15 @@ async function downloadImage(
 	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
 }
 
-/** Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only. */
+/**
+ * Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only, as do
+ * those whose image host refuses the download (403, counted in `budget.refused`).
+ */
 export async function attachImages(
 	call: Call,
 	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
 	found: Found[],
-	budget: { used: number; omitted: number },
+	budget: { used: number; omitted: number; refused: number },
 ) {
 	const { ctx, client, i } = call;
 	const items = found.map((entry) => entry.item);
@@ -221,6 +220,7 @@ export async function attachImages(
 		} catch (error) {
 			failure = error;
 		}
+		if ((failure as NodeApiError).httpCode === '403') return void budget.refused++;
 		if (!ctx.continueOnFail()) throw failure;
 		const objectId = (image.objectId ?? null) as JsonObject[string];
 		items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });

@@ -7,7 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { TriptychClient, webAddress, isPlainObject } from '../shared/transport';
+import { type StyleEntry, TriptychClient, webAddress, isPlainObject } from '../shared/transport';
+import { type Page, museumOf } from './museums';
 import { readPage } from './records';
 
 /** The editor waits for a list: a short time limit, one retry, and a list answer is small. */
@@ -24,7 +25,7 @@ const OBJECTS_PAGE_SIZE = 20;
 const MAX_FILTERED_PAGES = 10;
 
 type Ctx = ILoadOptionsFunctions;
-type Entry = (record: IDataObject) => INodeListSearchItems | undefined;
+type Entry = (record: IDataObject, context?: IDataObject) => INodeListSearchItems | undefined;
 
 /**
  * One list page for the editor: GET {Museum URL}{path} on the nodes' road (origin rules, the key redacted, the
@@ -34,26 +35,34 @@ type Entry = (record: IDataObject) => INodeListSearchItems | undefined;
 async function listPage(
 	client: TriptychClient,
 	node: INode,
-	path: string,
-	qs: IDataObject,
-	size: number,
+	{ path, qs, page, size }: { path: string; qs: IDataObject; page: number; size: number },
 	entry: Entry,
+	{
+		style,
+		read: reader = readPage,
+	}: { style: StyleEntry; read?: (data: unknown) => Page | string },
 ) {
-	const request = { service: 'museum', method: 'GET', path, qs, repeatable: true } as const;
-	const read = readPage((await client.request(request, SETTINGS, 0)).data);
+	const request = {
+		service: 'museum',
+		method: 'GET',
+		path,
+		qs,
+		headers: style.headers,
+		repeatable: true,
+	} as const;
+	const read = reader((await client.request(request, SETTINGS, 0)).data);
 	if (typeof read === 'string')
 		throw new NodeOperationError(node, `The museum service sent ${read} for ${path}`);
 	const entries = read.records.slice(0, size).flatMap((record) => {
-		const made = isPlainObject(record) ? entry(record) : undefined;
+		const made = isPlainObject(record) ? entry(record, read.context) : undefined;
 		if (!made) return [];
 		const { url, ...rest } = made;
 		const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
 		return [link ? { ...rest, url: link } : rest];
 	});
 	// an empty page ends the list, whatever link it carries: else the editor asks page after page
-	const more =
-		read.records.length > 0 &&
-		(typeof read.next === 'string' || (read.pages ?? 0) > Number(qs.page));
+	const pages = read.pages ?? Math.ceil((read.total ?? 0) / size);
+	const more = read.records.length > 0 && (typeof read.next === 'string' || pages > page);
 	return { entries, more };
 }
 
@@ -87,7 +96,8 @@ const termList = (resource: 'classification' | 'period') =>
 		const results: INodeListSearchItems[] = [];
 		for (let page = first; page <= last; page++) {
 			const qs = { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
-			const read = await listPage(client, this.getNode(), `/${resource}`, qs, PAGE_SIZE, entry);
+			const at = { path: `/${resource}`, qs, page, size: PAGE_SIZE };
+			const read = await listPage(client, this.getNode(), at, entry, { style });
 			results.push(...read.entries);
 			if (!read.more) return { results };
 		}
@@ -97,29 +107,30 @@ const termList = (resource: 'classification' | 'period') =>
 /** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */
 async function objects(this: Ctx, filter?: string, token?: string) {
 	const q = typeof filter === 'string' ? filter.trim() : '';
-	const entry: Entry = (record) => {
-		const id = record.objectid ?? record.id;
-		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-		const people = Array.isArray(record.people) ? record.people.filter(isPlainObject) : [];
-		const artist = people.map((p) => p.displayname ?? p.name).find((n) => typeof n === 'string');
-		const title = typeof record.title === 'string' && record.title ? record.title : `Object ${id}`;
-		const about = [artist, record.dated].filter((part) => typeof part === 'string' && part);
-		return {
-			name: about.length ? `${title} – ${about.join(', ')}` : title,
-			value: String(id),
-			url: typeof record.url === 'string' ? record.url : undefined,
-		};
-	};
 	const client = TriptychClient.forEditor(this);
 	const style = await client.styleEntry('museum');
+	const museum = museumOf(style);
+	const entry: Entry = (record, context) => {
+		const { id, title, artist, date, url } = museum.simplify(record, context);
+		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+		const about = [artist, date].filter((part) => typeof part === 'string' && part);
+		const name = typeof title === 'string' && title ? title : `Object ${id}`;
+		return {
+			name: about.length ? `${name} – ${about.join(', ')}` : name,
+			value: String(id),
+			url: typeof url === 'string' ? url : undefined,
+		};
+	};
 	const page = pageOf(token);
+	const size = OBJECTS_PAGE_SIZE;
 	const qs = {
 		...(q ? { q } : {}),
-		[style.pageSize ?? 'limit']: OBJECTS_PAGE_SIZE,
-		page,
-		fields: 'objectid,id,title,people,dated,url',
+		[style.pageSize ?? 'limit']: size,
+		...(museum.search.skip ? { skip: (page - 1) * size } : { page }),
+		...(museum.pick ? { fields: museum.pick } : {}),
 	};
-	const read = await listPage(client, this.getNode(), '/object', qs, OBJECTS_PAGE_SIZE, entry);
+	const at = { path: museum.search.path, qs, page, size };
+	const read = await listPage(client, this.getNode(), at, entry, { style, read: museum.read });
 	return { results: read.entries, ...(read.more ? { paginationToken: String(page + 1) } : {}) };
 }
 

@@ -4,11 +4,12 @@ import { getOptions, readChoice, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { StyleEntry, TriptychClient } from '../shared/transport';
-import { getObject, readObjectId } from './actions/get';
-import { readSearchPlan, searchObjects } from './actions/search';
+import { checkObjectId, getObject, readObjectId } from './actions/get';
+import { newCut, readSearchPlan, searchObjects, searchQuery } from './actions/search';
 import { OPERATION } from './description';
-import { attachImages, imageOf, readImages } from './images';
-import { readOutput } from './records';
+import { attachImages, readImages } from './images';
+import { museumOf } from './museums';
+import { readOutput, recordKey } from './records';
 import type { Found } from './types';
 
 /** Everything one input item asks for, checked before any request is sent. */
@@ -25,29 +26,54 @@ function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
 		: { ...plan, search: readSearchPlan(ctx, i, options, asTool) };
 }
 
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** The router: one input item's operation (Search or Get), then its images; `hints`: the run's. */
 export function museumOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 ): ItemOperation<ReturnType<typeof readPlan>> {
 	const asTool = isTool(ctx);
-	/** Searches cut short by Max Pages, for the run's hint */
-	const cut = { searches: 0, left: 0, maxPages: 0 };
-	const budget = { used: 0, omitted: 0, max: 0 };
+	const cut = newCut();
+	const budget = { used: 0, omitted: 0, max: 0, refused: 0 };
+	const plans = new Map<number, ReturnType<typeof readPlan>>();
+	/** Each search's query, in the museum's terms: worked out (or refused) before any request */
+	const queries = new Map<number, IDataObject>();
 	let style: StyleEntry | undefined;
 	return {
-		read: (i) => readPlan(ctx, i, asTool),
+		read(i) {
+			const plan = readPlan(ctx, i, asTool);
+			plans.set(i, plan);
+			return plan;
+		},
+		async prepare() {
+			style ??= await client.styleEntry('museum');
+			const refused: Array<Error | undefined> = [];
+			for (const [i, plan] of plans) {
+				try {
+					if ('search' in plan) queries.set(i, searchQuery(ctx, plan.search, style, i));
+					else checkObjectId(ctx, plan.objectId, style, i);
+				} catch (error) {
+					refused[i] = error as Error;
+				}
+			}
+			return refused;
+		},
 		async run(plan, i) {
 			style ??= await client.styleEntry('museum');
+			const museum = museumOf(style);
 			const { images, settings } = plan;
-			const map = (record: IDataObject): Found => ({
-				item: { json: plan.convert(record) },
-				image: images ? imageOf(record, images.width, style!) : undefined,
-			});
+			const map = (record: IDataObject, context?: IDataObject): Found => {
+				const image = images && museum.image(record, images.width, style!, context);
+				return {
+					item: { json: plan.convert(record, (r) => museum.simplify(r, context)) },
+					image: image ? { ...image, objectId: recordKey(record) } : undefined,
+				};
+			};
 			const call = { ctx, client, settings, style, map, i };
 			const found =
 				'search' in plan
-					? await searchObjects(call, plan.search, cut)
+					? await searchObjects(call, plan.search, queries.get(i)!, cut)
 					: await getObject(call, plan.objectId);
 			if (!images) return found.map(({ item }) => item);
 			budget.max = images.maxImages;
@@ -55,15 +81,25 @@ export function museumOperation(
 		},
 		hints() {
 			const hints: string[] = [];
-			if (cut.searches) {
-				const which = cut.searches === 1 ? 'A search' : `${cut.searches} searches`;
+			const which = (n: number) => (n === 1 ? 'A search' : `${n} searches`);
+			const more = (n: number) =>
+				`${plural(n, 'more matching object was', 'more matching objects were')} not returned`;
+			const { pages, results } = cut;
+			if (pages.searches)
 				hints.push(
-					`${which} reached Max Pages (${cut.maxPages}) before Limit: ${cut.left} more matching object${cut.left === 1 ? ' was' : 's were'} not returned. Raise "Max Pages" in the options to get them.`,
+					`${which(pages.searches)} reached Max Pages (${pages.max}) before Limit: ${more(pages.left)}. Raise "Max Pages" in the options to get them.`,
 				);
-			}
+			if (results.searches)
+				hints.push(
+					`${which(results.searches)} reached the first ${results.max.toLocaleString('en-US')} results, the most the ${results.service} answers for a search: ${more(results.left)}. Narrow the search with filters to reach them.`,
+				);
 			if (budget.omitted)
 				hints.push(
-					`Max Images (${budget.max}) was reached: ${budget.omitted} object${budget.omitted === 1 ? '' : 's'} got no image. Raise "Max Images" to download more.`,
+					`Max Images (${budget.max}) was reached: ${plural(budget.omitted, 'object')} got no image. Raise "Max Images" to download more.`,
+				);
+			if (budget.refused)
+				hints.push(
+					`The image host refused ${plural(budget.refused, 'download')} (HTTP 403): ${budget.refused === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`,
 				);
 			return hints;
 		},

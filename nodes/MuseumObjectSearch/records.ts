@@ -58,8 +58,8 @@ function artistNames(people: unknown): string | null {
 	return names.length ? names.join(', ') : null;
 }
 
-/** Output = Simplified, with what reusing the image needs: credit line, rights (imagepermissionlevel), page. */
-export function simplify(record: IDataObject): IDataObject {
+/** A Harvard record's Simplified fields, with what reusing the image needs: credit line, imagepermissionlevel. */
+export function simplifyHarvard(record: IDataObject): IDataObject {
 	return {
 		id: text(record.objectid ?? record.id),
 		title: text(record.title),
@@ -100,17 +100,20 @@ export const OUTPUT: ChoiceOption<'simplified' | 'raw' | 'selected'> = {
 			name: 'Simplified',
 			value: 'simplified',
 			description:
-				'One flat item per object: ID, title, artist, date, classification, period, culture, medium, image URL, object URL, credit line and image rights',
+				'One flat item per object, the same fields from every museum: ID, title, artist, date, classification, period, culture, medium, image URL, object page URL, credit line, public domain and image rights',
 		},
 	],
 };
 
-/** Output: the records as they come, simplified, or Selected Fields (with the record's ID, always). */
-export function readOutput(ctx: IExecuteFunctions, i: number) {
+type Convert = (record: IDataObject, simplify: (record: IDataObject) => IDataObject) => IDataObject;
+
+/** Output: the records as they come, simplified (the museum's way), or Selected Fields (with the record's ID). */
+export function readOutput(ctx: IExecuteFunctions, i: number): Convert {
 	const param = (name: string, fallback: unknown) =>
 		ctx.getNodeParameter(name, i, fallback as string) as unknown;
 	const output = readChoice(ctx, param(OUTPUT.name, OUTPUT.default), OUTPUT, i);
-	if (output !== 'selected') return output === 'raw' ? (record: IDataObject) => record : simplify;
+	if (output === 'raw') return (record) => record;
+	if (output === 'simplified') return (record, simplify) => simplify(record);
 	const field = '"Selected Fields"';
 	const chosen = param('selectedFieldList', []);
 	const list = (Array.isArray(chosen) ? chosen : [chosen]) as string[];
@@ -124,15 +127,16 @@ export function readOutput(ctx: IExecuteFunctions, i: number) {
 		const fix = 'List the record fields to keep (e.g. objectid, title), or choose another Output.';
 		throw fieldError(ctx, field, i, 'is empty while Output is Selected Fields', fix);
 	}
-	// A dot reaches into an object or list; an absent field is null.
-	const paths = [...new Set(['objectid', ...names])].map(
-		(name) => [name, name.split('.')] as const,
-	);
+	// A dot reaches into an object or list; an absent field is null; the ID is Harvard's objectid, else id.
+	const paths = (record: IDataObject) =>
+		[...new Set(['objectid' in record ? 'objectid' : 'id', ...names])].map(
+			(name) => [name, name.split('.')] as const,
+		);
 	const walk = (value: unknown, step: string) =>
 		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
-	return (record: IDataObject) => {
+	return (record) => {
 		const out: IDataObject = {};
-		for (const [name, path] of paths) out[name] = path.reduce(walk, record) ?? null;
+		for (const [name, path] of paths(record)) out[name] = path.reduce(walk, record) ?? null;
 		return out;
 	};
 }

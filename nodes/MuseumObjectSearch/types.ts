@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { RequestSettings, StyleEntry, TriptychClient } from '../shared/transport';
 
-/** An object's image to download: the address asked for (sized), the record's own, and whose it is. */
+/** An object's image to download: the address asked for (sized), the record's own (for its file name), and whose it is. */
 export interface Image {
 	url: string;
 	source: string;
@@ -21,6 +21,7 @@ export interface Call {
 	client: TriptychClient;
 	settings: RequestSettings;
 	style: StyleEntry;
-	map: (record: IDataObject) => Found;
+	/** `context`: what the records' answer says beside them (AIC's `config`) */
+	map: (record: IDataObject, context?: IDataObject) => Found;
 	i: number;
 }

@@ -2,14 +2,18 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { fieldError, show } from '../../shared/fields';
-import { describeValue, isPlainObject } from '../../shared/transport';
+import { type StyleEntry, describeValue, isPlainObject } from '../../shared/transport';
+import { museumOf } from '../museums';
 import type { Call } from '../types';
 import { answerError } from '../records';
 
 /** An object ID as it goes in the path: no separator, not `.` or `..` (a path step), not longer than any museum's */
 const ID = /^(?!\.+$)[^/\s?#]{1,100}$/;
-/** A Harvard object page (…/collections/object/{id}) or the API's own address ({Museum URL}/object/{id}) */
-const OBJECT_PATH = /\/object\/([^/\s?#]+)\/?$/;
+/**
+ * An object page or API address: Harvard's …/collections/object/{id} ({Museum URL}/object/{id}), AIC's
+ * …/artworks/{id} (a title slug after it), Cleveland's …/art/{accession number}
+ */
+const OBJECT_PATH = /\/(?:object|artworks|art)\/([^/\s?#]+)(?:\/[^/\s?#]*)?$/;
 
 export const getFields: INodeProperties[] = [
 	{
@@ -31,7 +35,7 @@ export const getFields: INodeProperties[] = [
 				displayName: 'By ID',
 				name: 'id',
 				type: 'string',
-				placeholder: 'e.g. 228563',
+				placeholder: 'e.g. 228563, or 1953.424 (Cleveland)',
 				validation: [
 					{ type: 'regex', properties: { regex: ID.source, errorMessage: 'Not an object ID' } },
 				],
@@ -40,14 +44,14 @@ export const getFields: INodeProperties[] = [
 				displayName: 'By URL',
 				name: 'url',
 				type: 'string',
-				placeholder: 'e.g. https://harvardartmuseums.org/collections/object/228563',
+				placeholder: 'e.g. https://www.artic.edu/artworks/27992',
 				validation: [
 					{
 						type: 'regex',
 						properties: {
-							regex: `^https?://[^\\s/]+(/[^\\s?#]*)?/object/[^/\\s?#]+/?([?#].*)?$`,
+							regex: `^https?://[^\\s/]+(/[^\\s?#]*)?/(object|artworks|art)/[^/\\s?#]+(/[^/\\s?#]*)?([?#].*)?$`,
 							errorMessage:
-								'Not the address of an object: …/collections/object/{ID} or …/object/{ID}',
+								'Not the address of an object: …/collections/object/{ID}, …/artworks/{ID} or …/art/{accession number}',
 						},
 					},
 				],
@@ -88,15 +92,29 @@ export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean)
 	const id = inPath && decoded(inPath);
 	if (id && ID.test(id)) return id;
 	const fix =
-		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, or {Museum URL}/object/{ID}.';
+		'Give an object page such as https://harvardartmuseums.org/collections/object/228563, https://www.artic.edu/artworks/27992 or https://www.clevelandart.org/art/1953.424.';
 	const address = show(value.length > 200 ? `${value.slice(0, 200)}…` : value);
 	throw fieldError(ctx, field, i, `has the address ${address}, which names no object`, fix);
 }
 
-/** Get: GET {Museum URL}/object/{id}, once (retried like every read); an unknown ID is an answer, not retried. */
-export async function getObject({ ctx, client, settings, map, i }: Call, id: string) {
-	const path = `/object/${encodeURIComponent(id)}`;
-	const request = { service: 'museum', method: 'GET', path, repeatable: true } as const;
+/** An ID the museum's service cannot take (AIC's are whole numbers) is refused before any request. */
+export function checkObjectId(ctx: IExecuteFunctions, id: string, style: StyleEntry, i: number) {
+	const { id: ids } = museumOf(style);
+	if (ids && !ids.pattern.test(id))
+		throw fieldError(ctx, '"Object"', i, `has ${show(id)}, which is not an object ID: ${ids.says}`);
+}
+
+/** Get: GET the object's address, once (retried like every read); an unknown ID is an answer, not retried. */
+export async function getObject({ ctx, client, settings, style, map, i }: Call, id: string) {
+	const museum = museumOf(style);
+	const path = museum.object.replace('{id}', encodeURIComponent(id));
+	const request = {
+		service: 'museum',
+		method: 'GET',
+		path,
+		headers: style.headers,
+		repeatable: true,
+	} as const;
 	let data: unknown;
 	let failure: unknown;
 	try {
@@ -110,7 +128,8 @@ export async function getObject({ ctx, client, settings, map, i }: Call, id: str
 		throw answerError(ctx.getNode(), 'object not found', message, fix, i, '404');
 	}
 	if (failure) throw failure;
-	if (isPlainObject(data)) return [map(data)];
+	const one = museum.one(data);
+	if (one) return [map(one.record, one.context)];
 	const message = `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected`;
 	const fix =
 		'Check the Museum URL in the Triptych API credentials: it must point at the object API.';

@@ -12,9 +12,11 @@ import {
 } from '../../shared/fields';
 import { fetchAllPages } from '../../shared/paging';
 import { describeValue, isPlainObject } from '../../shared/transport';
-import { type Colors, FILTERS, type Filter, colorQuery } from '../filters';
+import { FILTERS, type Filter, colorQuery } from '../filters';
+import type { StyleEntry } from '../../shared/transport';
 import type { Call, Found } from '../types';
-import { answerError, readPage, recordKey } from '../records';
+import { museumOf } from '../museums';
+import { answerError, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
@@ -40,7 +42,9 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 	return names;
 }
 
-/** A search, checked; colours, page size and page depend on the service's style and are added when it runs. */
+type Read = ReturnType<Filter['read']>;
+
+/** A search, checked; its parameters depend on the museum's style and are worked out by `searchQuery`. */
 export function readSearchPlan(
 	ctx: IExecuteFunctions,
 	i: number,
@@ -48,13 +52,62 @@ export function readSearchPlan(
 	asTool: boolean,
 ) {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
-	const limit = getLimit(ctx, i);
-	const filters = ctx.getNodeParameter('filters', i, {}) as IDataObject;
-	const filterNames = readFilterNames(ctx, options, i);
+	const given = ctx.getNodeParameter('filters', i, {}) as IDataObject;
+	const filters: Array<{ filter: Filter } & Read> = [];
+	for (const filter of FILTERS) {
+		const read = filter.read(ctx, given[filter.key], i);
+		if (read.value !== undefined || read.colors) filters.push({ filter, ...read });
+	}
+	if (asTool && !q && !filters.length) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
+			{ itemIndex: i },
+		);
+	}
+	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
+	return {
+		q,
+		filters,
+		filterNames: readFilterNames(ctx, options, i),
+		sort: toText(ctx, options.sort, 'Sort', i),
+		sortOrder:
+			options.sortOrder === undefined ? '' : readChoice(ctx, options.sortOrder, SORT_ORDER, i),
+		fields: toList(ctx, options.fields, 'Fields', i),
+		extra: extra.map((entry, n) => {
+			const label = `Additional Query Parameters: Name of parameter ${n + 1}`;
+			const name = toText(ctx, entry.name, label, i, true);
+			const value = toText(ctx, entry.value, `Additional Query Parameters: Value of "${name}"`, i);
+			return [name, value] as const;
+		}),
+		limit: getLimit(ctx, i),
+		startPage: readNumber(ctx, options, PAGE, i),
+		maxPages: readNumber(ctx, options, MAX_PAGES, i),
+	};
+}
+type SearchPlan = ReturnType<typeof readSearchPlan>;
+
+/** `query[bool][filter][0][term][is_public_domain]=true`: AIC's clauses as PHP reads a query string. */
+function brackets(value: unknown, key: string, out: IDataObject): IDataObject {
+	if (typeof value !== 'object' || value === null) out[key] = String(value);
+	else for (const [k, v] of Object.entries(value)) brackets(v, `${key}[${k}]`, out);
+	return out;
+}
+
+/** The search's query parameters in the museum's own terms; what it cannot honour is refused, before any request. */
+export function searchQuery(
+	ctx: IExecuteFunctions,
+	search: SearchPlan,
+	style: StyleEntry,
+	i: number,
+) {
+	const museum = museumOf(style);
 	const qs: IDataObject = {};
-	let colors: (Colors & { parameter: string }) | undefined;
 	// Who sends each parameter name, to refuse clashes instead of silently replacing a value.
-	const owners = new Map(PAGER_PARAMETERS.map((name) => [name, 'the pager (Limit, Page)']));
+	const pager = museum.filters
+		? [style.pageSize ?? 'limit', museum.search.skip ? 'skip' : 'page']
+		: PAGER_PARAMETERS;
+	const owners = new Map(pager.map((name) => [name, 'the pager (Limit, Page)']));
 	const claim = (name: string, owner: string, value?: string) => {
 		const taken = owners.get(name);
 		if (taken) {
@@ -65,69 +118,106 @@ export function readSearchPlan(
 		owners.set(name, owner);
 		if (value !== undefined) qs[name] = value;
 	};
-
-	if (q) claim('q', 'Search', q);
-	for (const filter of FILTERS) {
-		const read = filter.read(ctx, filters[filter.key], i);
-		const parameter = filterNames.get(filter) ?? filter.parameter;
-		if (read.value !== undefined) claim(parameter, filter.label, read.value);
-		if (read.colors) {
-			claim(parameter, filter.label);
-			colors = { ...read.colors, parameter };
-		}
-	}
-	if (asTool && !Object.keys(qs).length && !colors) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
-			{ itemIndex: i },
+	const refuse = (label: string, why = 'it has no such filter') =>
+		fieldError(
+			ctx,
+			`"${label}"`,
+			i,
+			`cannot be used with the ${style.name}: ${why}`,
+			`Remove it, or use a museum service that has it.`,
 		);
-	}
 
-	const sort = toText(ctx, options.sort, 'Sort', i);
-	if (sort) claim('sort', 'Sort', sort);
-	if (options.sortOrder !== undefined) {
-		claim('sortorder', 'Sort Order', readChoice(ctx, options.sortOrder, SORT_ORDER, i));
+	if (search.q) claim('q', 'Search', search.q);
+	const clauses: IDataObject[] = [];
+	for (const { filter, value, colors } of search.filters) {
+		const encode = museum.filters?.[filter.key];
+		if (encode && value !== undefined) {
+			const sent = encode(value);
+			if (museum.dsl) clauses.push(sent);
+			else for (const [name, v] of Object.entries(sent)) claim(name, filter.label, String(v));
+		} else if (museum.filters || !filter.parameter) {
+			const pd = filter.key === 'publicDomainOnly';
+			throw refuse(
+				filter.label,
+				pd ? 'it does not say which works are in the public domain' : undefined,
+			);
+		} else if (colors) {
+			const parameter = search.filterNames.get(filter) ?? filter.parameter;
+			claim(parameter, filter.label);
+			const color = colorQuery(ctx, colors, i, style);
+			if (color.color) qs[parameter] = color.color;
+			if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
+		} else claim(search.filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
-	const fields = toList(ctx, options.fields, 'Fields', i);
-	if (fields.length) {
-		// Pages may overlap: objectid is what recognises a record seen on an earlier page.
-		if (!fields.includes('objectid')) fields.push('objectid');
-		claim('fields', 'Fields', fields.join(','));
-	}
-	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
-	extra.forEach((entry, n) => {
-		const label = `Additional Query Parameters: Name of parameter ${n + 1}`;
-		const name = toText(ctx, entry.name, label, i, true);
-		const value = toText(ctx, entry.value, `Additional Query Parameters: Value of "${name}"`, i);
+	const filter = { bool: { filter: clauses } };
+	if (clauses.length)
+		for (const [name, v] of Object.entries(brackets(filter, 'query', {})))
+			claim(name, 'Filters', v as string);
+
+	const options: Array<[string, string, boolean]> = [
+		['sort', 'Sort', !!search.sort],
+		['sortOrder', 'Sort Order', !!search.sortOrder],
+		['filterNames', 'Filter Parameter Names', search.filterNames.size > 0],
+	];
+	for (const [key, label, set] of options)
+		if (set && !(museum.options ?? []).includes(key))
+			throw fieldError(
+				ctx,
+				`"${label}"`,
+				i,
+				`cannot be used with the ${style.name}`,
+				'Clear it in the options.',
+			);
+	if (search.sort) claim('sort', 'Sort', search.sort);
+	if (search.sortOrder) claim('sortorder', 'Sort Order', search.sortOrder);
+	// Pages may overlap: the record's ID is what recognises one seen on an earlier page.
+	const id = museum.filters ? 'id' : 'objectid';
+	const fields = [...new Set([...(museum.search.fields ?? []), ...search.fields])];
+	if (search.fields.length && !fields.includes(id)) fields.push(id);
+	if (fields.length)
+		claim('fields', search.fields.length ? 'Fields' : 'the node', fields.join(','));
+	for (const [name, value] of search.extra)
 		claim(name, `Additional Query Parameters: ${name}`, value);
-	});
-	return {
-		qs,
-		colors,
-		limit,
-		startPage: readNumber(ctx, options, PAGE, i),
-		maxPages: readNumber(ctx, options, MAX_PAGES, i),
-	};
+	return qs;
 }
 
-/** Search: GET {Museum URL}/object, all its pages; a Limit past Max Pages returns what they hold, counted in `cut`. */
+/** Searches cut short, for the run's hints: by Max Pages, and by a service that pages no deeper (AIC). */
+export const newCut = () => ({
+	pages: { searches: 0, left: 0, max: 0 },
+	results: { searches: 0, left: 0, max: 0, service: '' },
+});
+
+/** Search: every page asked for; a Limit past Max Pages or past the service's deepest page returns what they hold. */
 export async function searchObjects(
 	{ ctx, client, settings, style, map, i }: Call,
-	search: ReturnType<typeof readSearchPlan>,
-	cut: { searches: number; left: number; maxPages: number },
+	search: SearchPlan,
+	qs: IDataObject,
+	cut: ReturnType<typeof newCut>,
 ): Promise<Found[]> {
 	const node = ctx.getNode();
-	const qs: IDataObject = { ...search.qs };
-	const color = search.colors ? colorQuery(ctx, search.colors, i, style) : {};
-	if (color.color) qs[search.colors!.parameter] = color.color;
-	if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
+	const museum = museumOf(style);
 	const size = Math.min(search.limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
-	const cap = search.maxPages * size;
-	const limited = search.limit !== undefined && search.limit > cap;
+	const skipped = (search.startPage - 1) * size;
+	const deepest = museum.search.maxResults;
+	// the service refuses a page reaching past its deepest result: no such page is asked for
+	const room = deepest === undefined ? Infinity : Math.floor(deepest / size) * size - skipped;
+	if (room <= 0) {
+		const problem = `starts past the first ${deepest} results, the most the ${style.name} answers for a search`;
+		throw fieldError(
+			ctx,
+			'"Page"',
+			i,
+			problem,
+			'Use a lower Page, or narrow the search with filters.',
+		);
+	}
+	const wanted = search.limit ?? Infinity;
+	const pagesCap = search.limit === undefined ? Infinity : search.maxPages * size;
+	const limit = Math.min(wanted, room, pagesCap);
 	let total: number | undefined;
+	let context: IDataObject | undefined;
 	const { items, requests, duplicates } = await fetchAllPages({
-		limit: limited ? cap : search.limit,
+		limit: Number.isFinite(limit) ? limit : undefined,
 		maxPageSize: MAX_PAGE_SIZE,
 		startPage: search.startPage,
 		maxPages: search.maxPages,
@@ -135,22 +225,30 @@ export async function searchObjects(
 		// Pages shift when a record is added or removed while paging: one seen before is dropped.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
+			const at = museum.search.skip ? { skip: (page - 1) * pageSize } : { page };
 			const where = url
 				? { url }
-				: { path: '/object', qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, page } };
-			const request = { service: 'museum', method: 'GET', ...where, repeatable: true } as const;
-			const answer = readPage((await client.request(request, settings, i)).data);
+				: { path: museum.search.path, qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, ...at } };
+			const request = {
+				service: 'museum',
+				method: 'GET',
+				...where,
+				headers: style.headers,
+				repeatable: true,
+			} as const;
+			const answer = museum.read((await client.request(request, settings, i)).data);
 			if (typeof answer === 'string') {
 				const message = `The museum service answered with ${answer} where a list of object records was expected`;
-				const fix =
-					'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data". Check the Museum URL in the Triptych API credentials.';
+				const fix = `${museum.shape} Check the Museum URL and Museum API in the Triptych API credentials.`;
 				throw answerError(node, 'unexpected body shape', message, fix, i);
 			}
 			total ??= answer.total;
-			return answer;
+			context ??= answer.context;
+			const pages = answer.total === undefined ? undefined : Math.ceil(answer.total / pageSize);
+			return { ...answer, pages: answer.pages ?? pages };
 		},
 		map: (record: unknown, index: number) => {
-			if (isPlainObject(record)) return map(record);
+			if (isPlainObject(record)) return map(record, context);
 			const message = `The museum service sent result ${index + 1} as ${describeValue(record)} instead of an object`;
 			const fix =
 				'Check the Museum URL in the Triptych API credentials: it must point at the object search API.';
@@ -167,14 +265,13 @@ export async function searchObjects(
 		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${items.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
 		{ itemIndex: i, pages: requests, duplicates },
 	);
-	if (!limited || items.length < cap) return items;
-	const skipped = (search.startPage - 1) * size;
-	const matching = total === undefined ? search.limit! : Math.min(search.limit!, total - skipped);
-	const left = matching - items.length;
-	if (left > 0) {
-		cut.searches++;
-		cut.left += left;
-		cut.maxPages ||= search.maxPages;
-	}
+	if (items.length < limit) return items;
+	const left = Math.min(wanted, total === undefined ? wanted : total - skipped) - items.length;
+	if (!(left > 0) || !Number.isFinite(left)) return items;
+	const which = limit === room ? cut.results : cut.pages;
+	which.searches++;
+	which.left += left;
+	which.max ||= limit === room ? deepest! : search.maxPages;
+	if (limit === room) cut.results.service = style.name;
 	return items;
 }

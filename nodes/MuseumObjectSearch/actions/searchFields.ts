@@ -60,6 +60,8 @@ export const searchFields: INodeProperties[] = [
 ];
 
 const searchOnly = { show: { '/operation': ['search'] } };
+/** The filters with a Harvard parameter name, which Filter Parameter Names may rename */
+const RENAMABLE = FILTERS.filter((f) => f.parameter);
 // A named default: n8n's linter reads a default only from a literal or a name.
 const FIRST_FILTER = FILTERS[0].key;
 
@@ -68,14 +70,14 @@ export const searchOptions: INodeProperties[] = [
 	textProperty('Fields', 'fields', 'e.g. objectid,title,people,dated,primaryimageurl', {
 		displayOptions: searchOnly,
 		description:
-			'Comma-separated record fields the service should send (sent as "fields"); objectid is always added so repeated records can be recognised. Empty: all fields.',
+			'Comma-separated record fields the service should send (sent as "fields"); the ID (objectid, or id) is always added so repeated records can be recognised. Empty: all fields (Art Institute of Chicago: those the output needs, to which these are added).',
 	}),
 	{ ...numberProperty(MAX_PAGES), displayOptions: searchOnly },
 	{ ...numberProperty(PAGE), displayOptions: searchOnly },
 	textProperty('Sort', 'sort', 'e.g. datebegin', {
 		displayOptions: searchOnly,
 		description:
-			'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order',
+			'Record field to sort by (sent as "sort"), e.g. title, datebegin or totalpageviews; "random" or "random:SEED" for a shuffled order. Art Institute of Chicago: one of its fields, e.g. date_start. The Cleveland Museum of Art cannot sort.',
 	}),
 	{ ...choiceProperty(SORT_ORDER), displayOptions: searchOnly },
 	{
@@ -86,7 +88,7 @@ export const searchOptions: INodeProperties[] = [
 		default: {},
 		typeOptions: { multipleValues: true },
 		displayOptions: searchOnly,
-		description: `Query parameter names to send filters under, when your museum service does not use the usual ones (${FILTERS.map((f) => f.parameter).join(', ')})`,
+		description: `Query parameter names to send filters under, when your museum service does not use the usual ones (${RENAMABLE.map((f) => f.parameter).join(', ')}). Not for the Art Institute of Chicago or Cleveland Museum of Art APIs, which have their own.`,
 		options: [
 			{
 				displayName: 'Renamed Filter',
@@ -97,7 +99,7 @@ export const searchOptions: INodeProperties[] = [
 						name: 'filter',
 						type: 'options',
 						default: FIRST_FILTER,
-						options: FILTERS.map((f) => ({
+						options: RENAMABLE.map((f) => ({
 							name: f.label,
 							value: f.key,
 							description: `Usually sent as "${f.parameter}"`,

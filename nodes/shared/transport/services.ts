@@ -1,14 +1,23 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { homepage, name as packageName, version } from '../../../package.json';
+
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
 export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
-type Style = 'generic' | 'harvard' | 'iftttWebhooks';
+type Style = 'generic' | 'harvard' | 'artic' | 'cleveland' | 'iftttWebhooks';
 
 /** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
 export const KEY_PARAMETER = 'apikey';
-/** How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, or URL-encoded after `after` */
-export type KeyPlacement = { in: 'bearer' } | { in: 'query' } | { in: 'path'; after: string[] };
+/**
+ * How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or
+ * never (an open service: the key is not sent to it in any form)
+ */
+export type KeyPlacement =
+	| { in: 'bearer' }
+	| { in: 'query' }
+	| { in: 'path'; after: string[] }
+	| { in: 'none' };
 
 export interface StyleEntry {
 	name: string;
@@ -24,6 +33,10 @@ export interface StyleEntry {
 	palette?: { step: number; max: number; hueField: string };
 	/** Museum: image addresses take `?width=` to send a smaller image */
 	imageWidthQuery?: boolean;
+	/** The service's published rate for one caller: requests are paced at it from the first */
+	ratePerMinute?: number;
+	/** Headers every request to the service carries (AIC asks clients to name themselves) */
+	headers?: Record<string, string>;
 	trigger?: TriggerRoutes;
 }
 
@@ -60,6 +73,8 @@ interface ServiceEntry {
 }
 
 const BEARER: KeyPlacement = { in: 'bearer' };
+const NO_KEY: KeyPlacement = { in: 'none' };
+const OPEN = 'No key: the API Key may be empty, and it is never sent to this service.';
 
 export const SERVICES: Record<Service, ServiceEntry> = {
 	trigger: {
@@ -103,7 +118,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		name: 'museum service',
 		placeholder: 'e.g. https://museum-api.example.edu',
 		description:
-			'Base address of the museum service, e.g. https://api.harvardartmuseums.org. Leave empty if you do not use Museum Object Search.',
+			'Base address of the museum service, e.g. https://api.harvardartmuseums.org, https://api.artic.edu/api/v1 or https://openaccess-api.clevelandart.org/api. Leave empty if you do not use Museum Object Search.',
 		testRank: 1,
 		styleField: 'museumApi',
 		styleDescription: 'How the museum service expects the API key and its pages',
@@ -126,6 +141,22 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				lists: true,
 				palette: { step: 25, max: 250, hueField: 'colors.hue' },
 				imageWidthQuery: true,
+			},
+			artic: {
+				name: 'Art Institute of Chicago API',
+				description: `GET {Museum URL}/artworks/search (Museum URL https://api.artic.edu/api/v1), pages of "limit" (at most 100) records, the first 1,000 results of a search. ${OPEN}`,
+				key: NO_KEY,
+				test: { path: '/artworks/search', qs: { limit: 1, fields: 'id' }, verdict: 'json' },
+				pageSize: 'limit',
+				ratePerMinute: 60,
+				headers: { 'AIC-User-Agent': `${packageName}/${version} (${homepage})` },
+			},
+			cleveland: {
+				name: 'Cleveland Museum of Art Open Access API',
+				description: `GET {Museum URL}/artworks/ (Museum URL https://openaccess-api.clevelandart.org/api), pages of "limit" records from "skip". ${OPEN}`,
+				key: NO_KEY,
+				test: { path: '/artworks/', qs: { limit: 1 }, verdict: 'json' },
+				pageSize: 'limit',
 			},
 		},
 	},
@@ -174,7 +205,8 @@ export const styleLabel = (service: Service) =>
 /** That field with its choices: "Museum API (Generic or Harvard Art Museums API)" */
 export function styleChoices(service: Service): string {
 	const names = Object.values(SERVICES[service].styles).map((style) => style!.name);
-	return `${styleLabel(service)} (${names.join(' or ')})`;
+	const last = names.pop()!;
+	return `${styleLabel(service)} (${names.length ? `${names.join(', ')} or ${last}` : last})`;
 }
 
 /** A style value this version does not know (a credential saved by another one): no key goes by guesswork. */
@@ -185,7 +217,9 @@ export function unknownStyle(credentials: IDataObject, service: Service): string
 	return `The ${styleChoices(service)} in the Triptych API credentials holds an unknown value, "${String(chosen)}": choose one of these.`;
 }
 
+/** Whether the key goes to the service at all: not to an open service, nor past a switch left off. */
 export function sendsKey(credentials: IDataObject, service: Service): boolean {
-	const { keySwitch } = SERVICES[service];
+	const { keySwitch, styles } = SERVICES[service];
+	if (styles[styleOf(credentials, service)]!.key.in === 'none') return false;
 	return !keySwitch || credentials[keySwitch.name] === true;
 }

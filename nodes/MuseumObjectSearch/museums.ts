@@ -1,0 +1,241 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { PageAnswer } from '../shared/paging';
+import { SERVICES, type StyleEntry, describeValue, isPlainObject } from '../shared/transport';
+import { harvardImage } from './images';
+import { readPage, simplifyHarvard } from './records';
+
+/* Each museum in its own terms: where Search and Get go, how pages go, its filters, and its records mapped to the
+ * one Simplified record. A museum is one entry here beside its style in the service table. */
+
+/** A page of records, with what they need beside them (AIC's IIIF address is in the answer's `config`). */
+export type Page = PageAnswer<unknown> & { total?: number; context?: IDataObject };
+export type ImageAt = { url: string; source: string };
+/** A filter's value in the service's terms: query parameters, or (AIC) one Elasticsearch clause */
+type Encode = (value: string) => IDataObject;
+
+export interface Museum {
+	/** Search's path; `skip`: pages go by offset; `maxResults`: results a search may page through at most */
+	search: { path: string; skip?: boolean; maxResults?: number; fields?: string[] };
+	/** Get's path (`{id}`: the ID) and the IDs the service takes */
+	object: string;
+	id?: { pattern: RegExp; says: string };
+	read(data: unknown): Page | string;
+	/** A search answer's shape, for the error when another comes */
+	shape: string;
+	one(data: unknown): { record: IDataObject; context?: IDataObject } | undefined;
+	simplify(record: IDataObject, context?: IDataObject): IDataObject;
+	image(
+		record: IDataObject,
+		width: number | undefined,
+		style: StyleEntry,
+		context?: IDataObject,
+	): ImageAt | undefined;
+	/** Filters by key in the service's own parameters (one absent: refused); none: the Harvard names, renamable */
+	filters?: Record<string, Encode>;
+	/** Filters go as AIC's `query[bool][filter][n]…` clauses */
+	dsl?: boolean;
+	/** The fields a picker's entry needs, when the service sends fewer without `fields=` or far more */
+	pick?: string;
+	/** Search options the service honours besides Fields (Harvard's: all) */
+	options?: string[];
+}
+
+/** The Simplified record, the same keys in every museum's output (null: the service says nothing). */
+export const SIMPLIFIED =
+	'id title artist date classification period culture medium imageUrl url creditLine publicDomain imagePermissionLevel'.split(
+		' ',
+	);
+export const simplified = (fields: IDataObject): IDataObject =>
+	Object.fromEntries(SIMPLIFIED.map((key) => [key, fields[key] ?? null]));
+
+const text = (value: unknown) =>
+	typeof value === 'string' && value.trim()
+		? value.trim()
+		: typeof value === 'number'
+			? value
+			: null;
+const flag = (value: unknown) => (typeof value === 'boolean' ? value : null);
+const list = (value: unknown) => (Array.isArray(value) ? value : []);
+
+// ------------------------------------------------------------------------------------------------ AIC
+
+const AIC_SITE = 'https://www.artic.edu/artworks/';
+const AIC_IIIF = 'https://www.artic.edu/iiif/2';
+/** The widths AIC's IIIF service serves; the widest only for public-domain works */
+const AIC_WIDTHS = [200, 400, 600, 843, 1686];
+const AIC_WEB = 843;
+
+/** An AIC image at the served width that fits `width`, never past the work's own image (AIC refuses an upscale). */
+function aicImage(record: IDataObject, width: number | undefined, context?: IDataObject) {
+	const id = text(record.image_id);
+	if (typeof id !== 'string') return undefined;
+	const base = `${String(text(context?.iiif_url) ?? AIC_IIIF).replace(/\/+$/, '')}/${id}`;
+	const widths = AIC_WIDTHS.filter((w) => record.is_public_domain === true || w <= AIC_WEB);
+	let w = widths.find((served) => width !== undefined && served >= width) ?? widths.at(-1)!;
+	const master = isPlainObject(record.thumbnail) ? Number(record.thumbnail.width) : NaN;
+	if (master > 0 && master < w) w = Math.floor(master);
+	return { url: `${base}/full/${w},/0/default.jpg`, source: base };
+}
+
+const aicArtist = (record: IDataObject) =>
+	text(record.artist_title) ?? text(String(text(record.artist_display) ?? '').split('\n')[0]);
+
+const AIC: Museum = {
+	search: {
+		path: '/artworks/search',
+		maxResults: 1000,
+		// a search answers a handful of fields unless it is told which
+		fields: (
+			'id title artist_title artist_display date_display artwork_type_title classification_title style_title ' +
+			'place_of_origin medium_display credit_line is_public_domain copyright_notice image_id thumbnail ' +
+			'department_title main_reference_number'
+		).split(' '),
+	},
+	object: '/artworks/{id}',
+	pick: 'id,title,artist_title,artist_display,date_display',
+	shape: 'Expected {"pagination": {...}, "data": [...], "config": {...}}.',
+	id: { pattern: /^[1-9]\d{0,11}$/, says: 'an AIC artwork ID is a whole number, e.g. 27992' },
+	read(data) {
+		if (!isPlainObject(data) || !Array.isArray(data.data)) return describeValue(data ?? undefined);
+		const paging = isPlainObject(data.pagination) ? data.pagination : {};
+		const [total, pages] = [Number(paging.total), Number(paging.total_pages)];
+		return {
+			records: data.data,
+			...(Number.isSafeInteger(total) ? { total } : {}),
+			...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
+			context: isPlainObject(data.config) ? data.config : undefined,
+		};
+	},
+	one: (data) => enveloped(data, 'config'),
+	simplify: (r, context) =>
+		simplified({
+			id: text(r.id),
+			title: text(r.title),
+			artist: aicArtist(r),
+			date: text(r.date_display),
+			classification: text(r.artwork_type_title) ?? text(r.classification_title),
+			period: text(r.style_title),
+			culture: text(r.place_of_origin),
+			medium: text(r.medium_display),
+			imageUrl: aicImage(r, AIC_WEB, context)?.url,
+			url: text(r.id) === null ? null : `${AIC_SITE}${String(r.id)}`,
+			creditLine: text(r.credit_line),
+			publicDomain: flag(r.is_public_domain),
+		}),
+	image: (record, width, _style, context) => aicImage(record, width, context),
+	dsl: true,
+	filters: {
+		person: (v) => (/^\d+$/.test(v) ? term('artist_id', v) : { match_phrase: { artist_title: v } }),
+		classification: (v) =>
+			/^\d+$/.test(v) ? term('artwork_type_id', v) : term('artwork_type_title.keyword', v),
+		department: (v) =>
+			/^PC-\d+$/i.test(v) ? term('department_id', v) : term('department_title.keyword', v),
+		period: (v) => ({ match_phrase: { style_title: v } }),
+		hasImage: (v) => (v === '1' ? HAS_IMAGE : { bool: { must_not: [HAS_IMAGE] } }),
+		createdAfter: (v) => ({ range: { date_start: { gte: v } } }),
+		createdBefore: (v) => ({ range: { date_end: { lte: v } } }),
+		publicDomainOnly: () => term('is_public_domain', 'true'),
+	},
+	options: ['sort'],
+};
+
+function term(field: string, value: string) {
+	return { term: { [field]: value } };
+}
+const HAS_IMAGE = { exists: { field: 'image_id' } };
+
+/** A Get answer `{data: {…}}` (AIC's with `config` beside it). */
+function enveloped(data: unknown, context?: string) {
+	if (!isPlainObject(data) || !isPlainObject(data.data)) return undefined;
+	const beside = context && data[context];
+	return { record: data.data, context: isPlainObject(beside) ? beside : undefined };
+}
+
+// ------------------------------------------------------------------------------------------------ Cleveland
+
+/** Cleveland's `web` rendition when it is as wide as wanted, else `print` (the `full` TIFF is never fetched). */
+function clevelandImage(record: IDataObject, width: number | undefined) {
+	const images = isPlainObject(record.images) ? record.images : {};
+	const [web, print] = [images.web, images.print].map((r) => (isPlainObject(r) ? r : undefined));
+	const fits = web && width !== undefined && !(Number(web.width) < width);
+	const url = text((fits ? web : (print ?? web))?.url);
+	return typeof url === 'string' ? { url, source: url } : undefined;
+}
+
+/** "Thomas Cole (American, 1801–1848)" → "Thomas Cole", each name once */
+function clevelandArtists(record: IDataObject) {
+	const names = list(record.creators)
+		.map((c) => (isPlainObject(c) ? text(c.description) : null))
+		.filter((d): d is string => typeof d === 'string')
+		.map((d) => d.replace(/\s*\([^()]*\)\s*$/, ''));
+	return names.length ? [...new Set(names)].join(', ') : text(list(record.culture)[0]);
+}
+
+const CLEVELAND: Museum = {
+	search: { path: '/artworks/', skip: true },
+	pick: 'id,title,creators,creation_date,url,culture',
+	object: '/artworks/{id}',
+	shape: 'Expected {"info": {"total": ...}, "data": [...]}.',
+	read(data) {
+		if (!isPlainObject(data) || !Array.isArray(data.data)) return describeValue(data ?? undefined);
+		const total = Number(isPlainObject(data.info) ? data.info.total : undefined);
+		return { records: data.data, ...(Number.isSafeInteger(total) ? { total } : {}) };
+	},
+	one: (data) => enveloped(data),
+	simplify: (r) => {
+		const license = text(r.share_license_status);
+		const accession = text(r.accession_number);
+		return simplified({
+			id: text(r.id),
+			title: text(r.title),
+			artist: clevelandArtists(r),
+			date: text(r.creation_date),
+			classification: text(r.type),
+			culture: text(list(r.culture)[0]),
+			medium: text(r.technique),
+			imageUrl: clevelandImage(r, 0)?.url,
+			url: text(r.url) ?? (accession ? `https://www.clevelandart.org/art/${accession}` : null),
+			creditLine: text(r.creditline),
+			publicDomain: license === null ? null : license === 'CC0',
+		});
+	},
+	image: (record, width) => clevelandImage(record, width),
+	filters: {
+		person: (v) => ({ artists: v }),
+		classification: (v) => ({ type: v }),
+		department: (v) => ({ department: v }),
+		hasImage: (v) => ({ has_image: v }),
+		createdAfter: (v) => ({ created_after: v }),
+		createdBefore: (v) => ({ created_before: v }),
+		publicDomainOnly: () => ({ cc0: '1' }),
+	},
+};
+
+// ------------------------------------------------------------------------------------------------ Harvard
+
+const HARVARD: Museum = {
+	search: { path: '/object' },
+	object: '/object/{id}',
+	pick: 'objectid,id,title,people,dated,url',
+	read: readPage,
+	shape:
+		'Expected {"info": {...}, "records": [...]} (alone or as the "data" of {"status": "success", "data": ...}), a list of records, or such a list as "data".',
+	one: (data) => (isPlainObject(data) ? { record: data } : undefined),
+	simplify: (record) => simplified(simplifyHarvard(record)),
+	image: harvardImage,
+	options: ['sort', 'sortOrder', 'filterNames'],
+};
+
+const MUSEUMS: Record<string, Museum> = {
+	generic: HARVARD,
+	harvard: HARVARD,
+	artic: AIC,
+	cleveland: CLEVELAND,
+};
+
+/** The museum a style speaks for (by the style's entry in the service table). */
+export function museumOf(style: StyleEntry): Museum {
+	const [value] = Object.entries(SERVICES.museum.styles).find(([, entry]) => entry === style) ?? [];
+	return MUSEUMS[value ?? 'generic'] ?? HARVARD;
+}
