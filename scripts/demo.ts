@@ -1,17 +1,36 @@
 /**
  * The main job (`npm run demo`): starts local demo servers for the three APIs on 127.0.0.1, and stand-ins of the
- * real services they are modelled on (Harvard Art Museums, IFTTT Webhooks, Quotable), with the real open data of
- * ../shared/data when it is there, the project's own fixtures otherwise; runs every example workflow of examples/
- * through n8n's execution engine with the built package (each with the credential it is written for), and prints
- * what each node produced.
+ * real services they are modelled on (Harvard Art Museums, Art Institute of Chicago, Cleveland Museum of Art, IFTTT
+ * Webhooks, Quotable), with the real open data of ../shared/data when it is there, the project's own fixtures
+ * otherwise; runs every example workflow of examples/ through n8n's execution engine with the built package (each
+ * with the credentials it is written for), and prints what each node produced.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { ROOT, runWorkflow } from '../test/harness/engine';
+import { HarnessCredentialsHelper, ROOT, runWorkflow } from '../test/harness/engine';
 import { CREDENTIAL_TYPE, credentialData, startServices } from './e2e/scenarios';
-import { REAL_EXAMPLES, hasSharedData, startRealServices } from '../test/servers';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import {
+	REAL_EXAMPLES,
+	hasSharedData,
+	startAicServer,
+	startClevelandServer,
+	startRealServices,
+} from '../test/servers';
+import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+/**
+ * Credentials by the placeholder ID a node names, for examples with one credential per service (the harness hands
+ * out one per type otherwise).
+ */
+function credentialsById(byId: Record<string, ICredentialDataDecryptedObject>) {
+	const helper = HarnessCredentialsHelper.prototype;
+	const byType = helper.getDecrypted;
+	helper.getDecrypted = async function (this: HarnessCredentialsHelper, ...args) {
+		const data = byId[args[1].id ?? ''];
+		return data ? { ...data } : await byType.apply(this, args);
+	};
+}
 
 function summarize(items: INodeExecutionData[]): string {
 	const lines = [`${items.length} item${items.length === 1 ? '' : 's'}`];
@@ -42,9 +61,24 @@ async function main() {
 		`Servers: museum ${museum.url}, quotes ${quotes.url}, trigger ${trigger.url}, images ${images.url}\n`,
 	);
 	const real = await startRealServices('auto');
+	const [aic, cma] = await Promise.all([startAicServer(), startClevelandServer()]);
 	console.log(
-		`Stand-ins: Harvard Art Museums API ${real.harvard.url}, IFTTT Webhooks ${real.ifttt.url}, Quotable ${real.quotable.url}\n`,
+		`Stand-ins: Harvard Art Museums API ${real.harvard.url}, IFTTT Webhooks ${real.ifttt.url}, Quotable ${real.quotable.url}, Art Institute of Chicago API ${aic.apiUrl}, Cleveland Museum of Art API ${cma.apiUrl}\n`,
 	);
+	// examples/public-domain-three-museums.json: one credential per museum
+	credentialsById({
+		REPLACE_WITH_YOUR_HARVARD_CREDENTIAL_ID: {
+			apiKey: real.apiKey,
+			museumUrl: real.harvard.url,
+			museumApi: 'harvard',
+		},
+		REPLACE_WITH_YOUR_AIC_CREDENTIAL_ID: { apiKey: '', museumUrl: aic.apiUrl, museumApi: 'artic' },
+		REPLACE_WITH_YOUR_CLEVELAND_CREDENTIAL_ID: {
+			apiKey: '',
+			museumUrl: cma.apiUrl,
+			museumApi: 'cleveland',
+		},
+	});
 	const credentialFor = (file: string) => ({
 		[CREDENTIAL_TYPE]:
 			REAL_EXAMPLES.find((e) => e.file === `examples/${file}`)?.credential(real) ??
@@ -99,7 +133,7 @@ async function main() {
 			`Image host served ${images.requests.length} image(s); Authorization header seen there: ${images.authorizationSeen}`,
 		);
 	} finally {
-		await Promise.all([services.close(), real.close()]);
+		await Promise.all([services.close(), real.close(), aic.close(), cma.close()]);
 	}
 	console.log(
 		`\n${files.length} example workflow(s), ${failures} failed, in ${((Date.now() - started) / 1000).toFixed(1)} s`,

@@ -1,10 +1,26 @@
 /** The example and end-to-end workflows, run as written through n8n's engine (scripts/e2e.ts runs them in n8n). */
 import { Buffer } from 'node:buffer';
-import type { IConnections, INode, INodeType } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IConnections, INode, INodeType } from 'n8n-workflow';
 
-import { loadPackage, logs, newestVersions, runWorkflow, useServer } from './harness/engine';
+import {
+	HarnessCredentialsHelper,
+	loadPackage,
+	logs,
+	newestVersions,
+	runWorkflow,
+	useServer,
+} from './harness/engine';
 import { keySightings } from './museum/setup';
-import { REAL_EXAMPLES, loadMuseumRecords, loadQuoteTags, startRealServices } from './servers';
+import {
+	REAL_EXAMPLES,
+	loadAicArtworks,
+	loadClevelandArtworks,
+	loadMuseumRecords,
+	loadQuoteTags,
+	startAicServer,
+	startClevelandServer,
+	startRealServices,
+} from './servers';
 import {
 	type Item,
 	type RunView,
@@ -26,6 +42,8 @@ const FILES = [
 	...SCENARIOS.map((s) => [s.key, s.file]),
 	...REAL_EXAMPLES.map((e) => [e.file.replace(/^examples\/|\.json$/g, ''), e.file]),
 ];
+/** An example with one credential per museum (see runWithCredentialsById) */
+const THREE_MUSEUMS = 'examples/public-domain-three-museums.json';
 
 async function run(key: string): Promise<RunView> {
 	const scenario = SCENARIOS.find((s) => s.key === key)!;
@@ -74,28 +92,33 @@ describe('example workflows', () => {
 	);
 
 	// n8n drops parameters a node does not declare: a renamed parameter would silently fall back to its default
-	test.each(FILES)('%s (%s) uses only parameters the built nodes declare', async (_key, file) => {
-		const { pkg } = await loadPackage();
-		const unknown: string[] = [];
-		// a collection's options, a fixedCollection's groups, a group's values (one entry or a list)
-		type Spec = { name: string; type?: string; options?: unknown; values?: unknown };
-		const walk = (values: object, specs: Spec[], where: string) => {
-			for (const [name, value] of Object.entries(values)) {
-				const spec = specs.find((p) => p.name === name);
-				if (!spec) unknown.push(`${where}${name}`);
-				else if (['collection', 'fixedCollection', undefined].includes(spec.type) && value)
-					for (const entry of [value].flat() as object[])
-						walk(entry, (spec.values ?? spec.options) as Spec[], `${where}${name}.`);
+	test.each([...FILES, ['three-museums', THREE_MUSEUMS]])(
+		'%s (%s) uses only parameters the built nodes declare',
+		async (_key, file) => {
+			const { pkg } = await loadPackage();
+			const unknown: string[] = [];
+			// a collection's options, a fixedCollection's groups, a group's values (one entry or a list)
+			type Spec = { name: string; type?: string; options?: unknown; values?: unknown };
+			const walk = (values: object, specs: Spec[], where: string) => {
+				for (const [name, value] of Object.entries(values)) {
+					const spec = specs.find((p) => p.name === name);
+					if (!spec) unknown.push(`${where}${name}`);
+					else if (['collection', 'fixedCollection', undefined].includes(spec.type) && value)
+						for (const entry of [value].flat() as object[])
+							walk(entry, (spec.values ?? spec.options) as Spec[], `${where}${name}.`);
+				}
+			};
+			const nodes = readWorkflow(file).nodes.filter((n) =>
+				n.type.startsWith('n8n-nodes-triptych.'),
+			);
+			for (const n of nodes) {
+				const type = pkg.nodeTypes[n.type.split('.')[1]]?.type as INodeType | undefined;
+				expect(type).toBeDefined();
+				walk(n.parameters, type!.description.properties, `${n.name}: `);
 			}
-		};
-		const nodes = readWorkflow(file).nodes.filter((n) => n.type.startsWith('n8n-nodes-triptych.'));
-		for (const n of nodes) {
-			const type = pkg.nodeTypes[n.type.split('.')[1]]?.type as INodeType | undefined;
-			expect(type).toBeDefined();
-			walk(n.parameters, type!.description.properties, `${n.name}: `);
-		}
-		expect(unknown).toEqual([]);
-	});
+			expect(unknown).toEqual([]);
+		},
+	);
 
 	test.each(SCENARIOS.map((s) => [s.key, s.title]))('%s: %s', async (key) => {
 		const scenario = SCENARIOS.find((s) => s.key === key)!;
@@ -165,5 +188,77 @@ describe('example workflows for the real services, against their stand-ins', () 
 			.slice(0, 10);
 		expect(output('One Line')).toEqual([{ tags: top.map((t) => t.name) }]);
 		expect(real.quotable.requests[0].headers.authorization).toBeUndefined();
+	});
+});
+
+/**
+ * Runs a workflow whose nodes name a credential each (by placeholder ID): the harness hands out one credential per
+ * type, so each node is given here the one its ID names.
+ */
+async function runWithCredentialsById(
+	file: string,
+	byId: Record<string, ICredentialDataDecryptedObject>,
+) {
+	const helper = HarnessCredentialsHelper.prototype;
+	const byType = helper.getDecrypted;
+	helper.getDecrypted = async function (this: HarnessCredentialsHelper, ...args) {
+		const data = byId[args[1].id ?? ''];
+		return data ? { ...data } : await byType.apply(this, args);
+	};
+	try {
+		const wf = readWorkflow(file);
+		return await runWorkflow({
+			nodes: wf.nodes as unknown as INode[],
+			connections: wf.connections as unknown as IConnections,
+			settings: wf.settings as never,
+		});
+	} finally {
+		helper.getDecrypted = byType;
+	}
+}
+
+describe('public domain art from three museums, against the stand-ins', () => {
+	const real = useServer(() => startRealServices());
+	const aic = useServer(() => startAicServer({ artworks: loadAicArtworks({ source: 'fixture' }) }));
+	const cma = useServer(() =>
+		startClevelandServer({ artworks: loadClevelandArtworks({ source: 'fixture' }) }),
+	);
+
+	test('three searches, one credential each (placeholders), merged into one item per work', async () => {
+		const wf = readWorkflow(THREE_MUSEUMS);
+		const newest = await newestVersions();
+		const museums = wf.nodes.filter((n) => n.type.startsWith('n8n-nodes-triptych.'));
+		expect(museums.map((n) => n.typeVersion)).toEqual(
+			[1, 1, 1].map(() => newest.museumObjectSearch),
+		);
+		const ids = museums.map((n) => n.credentials?.[CREDENTIAL_TYPE]?.id);
+		expect(ids.every((id) => /^REPLACE_WITH_YOUR_\w+_CREDENTIAL_ID$/.test(String(id)))).toBe(true);
+
+		const key = real.apiKey;
+		const [harvardId, aicId, cmaId] = ids as string[];
+		const result = await runWithCredentialsById(THREE_MUSEUMS, {
+			[harvardId]: { apiKey: key, museumUrl: real.harvard.url, museumApi: 'harvard' },
+			[aicId]: { apiKey: key, museumUrl: aic.apiUrl, museumApi: 'artic' },
+			[cmaId]: { apiKey: key, museumUrl: cma.apiUrl, museumApi: 'cleveland' },
+		});
+		expect(result.workflowError).toBeUndefined();
+		const works = result.output('One Item per Work').map((i) => i.json);
+		const from = (museum: string) => works.filter((w) => w.museum === museum);
+		expect(from('Harvard Art Museums')).toHaveLength(5);
+		expect(from('Art Institute of Chicago').map((w) => w.id)).toEqual(
+			expect.arrayContaining([20401, 20415, 58213, 90044]),
+		);
+		expect(from('Cleveland Museum of Art')).toHaveLength(4);
+		for (const w of works) {
+			expect(Object.keys(w)).toEqual(['museum', ...Object.keys(works[0]).slice(1)]);
+			expect(w.publicDomain).toBe(w.museum === 'Harvard Art Museums' ? null : true);
+			expect(w.imageUrl).toEqual(expect.any(String));
+		}
+		// the key went to Harvard only
+		expect(real.harvard.requests.every((r) => r.query.apikey === key)).toBe(true);
+		expect(aic.keySeen(key)).toBe(false);
+		expect(JSON.stringify(cma.requests)).not.toContain(key);
+		expect(aic.requests[0].query['query[bool][filter][1][term][is_public_domain]']).toBe('true');
+		expect(cma.requests[0].query).toMatchObject({ cc0: '1', has_image: '1' });
 	});
 });
