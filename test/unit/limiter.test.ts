@@ -127,7 +127,8 @@ describe('the in-flight allowance', () => {
 		const run = newRun();
 		limiter.allowance = 20;
 		const tickets = await Promise.all(Array.from({ length: 20 }, () => go(limiter, run)));
-		limiter.release(run, tickets[15], { status: 503 }); // sent as the 16th in flight
+		// sent as the 16th in flight: refused for our going past the cap, so its retry need not back off
+		expect(limiter.release(run, tickets[15], { status: 503 })).toBe(true);
 		expect(limiter.state.allowance).toBe(15);
 		// the refusals of one wave come back in any order: the lowest level refused sets it
 		limiter.release(run, tickets[11], { status: 503 });
@@ -138,7 +139,8 @@ describe('the in-flight allowance', () => {
 			limiter.release(run, t, { status: 200 });
 		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 5);
 		const again = await go(limiter, run);
-		limiter.release(run, { ...again, level: 8 }, { status: 503 });
+		// refused under the level the last cut allowed: the service takes fewer, and the retry backs off
+		expect(limiter.release(run, { ...again, level: 8 }, { status: 503 })).toBe(false);
 		expect(limiter.state.allowance).toBe(4);
 	});
 });

@@ -71,7 +71,6 @@ export class Limiter {
 	async acquire(run: Run, budgetMs: number, announcedMs: number): Promise<Turn> {
 		const stopped: Turn = { ok: false, why: 'stopped', waitMs: 0 };
 		if (run.stop.aborted) return stopped;
-		// a slot at once when there is room and no run waits before this one
 		const granted =
 			(!this.waiting.length && this.room(run) && this.seat(run, 1)) ||
 			(await new Promise<boolean>((resolve) => {
@@ -115,8 +114,8 @@ export class Limiter {
 		return { ok: true, ticket, announcedMs: announced };
 	}
 
-	/** Gives the slot back and learns from what the answer said. */
-	release(run: Run, ticket: Ticket, heard: Heard): void {
+	/** Gives the slot back and learns from the answer; true: it refused a request sent past the cap it shows. */
+	release(run: Run, ticket: Ticket, heard: Heard): boolean {
 		const now = Date.now();
 		const verdict = verdictOf(heard);
 		this.seat(run, -1);
@@ -128,10 +127,11 @@ export class Limiter {
 		if (heard.pauseMs)
 			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(heard.pauseMs, MAX_WAIT_MS));
 		if (verdict === 'rateLimited' && !heard.quota) this.refused(ticket, now);
-		if (verdict === 'overloaded') this.cut(ticket, now);
+		const overshot = verdict === 'overloaded' && this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(ticket, now);
 		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
+		return overshot;
 	}
 
 	/** A run stopped: its waiting requests leave the line at once. */
@@ -142,7 +142,6 @@ export class Limiter {
 		this.wake();
 	}
 
-	/** For tests: the allowance, and the pace once there is one. */
 	get state() {
 		return { inFlight: this.inFlight, allowance: this.allowance, rate: this.pace?.rate };
 	}
@@ -189,19 +188,20 @@ export class Limiter {
 		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
 	}
 
-	/** A refusal for too many in flight: one under the refused level, halved if refused again at it; then held. */
-	private cut(ticket: Ticket, now: number): void {
+	/** Refused for too many in flight: one under its level, halved if under the last cut; true: we sent too many */
+	private cut(ticket: Ticket, now: number): boolean {
 		// refusals of one wave come back in any order: the lowest level refused sets the allowance
 		if (ticket.sentAt <= this.hold.cutAt) {
 			if (ticket.level < this.hold.level)
 				[this.allowance, this.hold.level] = [Math.max(1, ticket.level - 1), ticket.level];
-			return;
+			return true;
 		}
 		// refused below the level the last refusal allowed: the service counts fewer of ours in flight than we do
 		const again = this.hold.cutAt > 0 && ticket.level < this.hold.level;
 		this.allowance = Math.max(1, again ? Math.floor(ticket.level / 2) : ticket.level - 1);
 		this.hold = { level: this.allowance + 1, until: now + HOLD_MS, cutAt: now };
 		this.round = newRound();
+		return !again && ticket.level > 1;
 	}
 
 	/**

@@ -61,7 +61,7 @@ export async function withRetries(
 		const said = hear(await send());
 		const next = decide(said, attempt, policy, tally);
 		const { status, timedOut, quota, pauseMs } = { ...said, ...next };
-		limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
+		const overshot = limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
 		const last = said.failure ? { failure: said.failure } : { res: said.res! };
 		if (!next.retry)
 			return { ...last, attempts: attempt, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
@@ -72,9 +72,11 @@ export async function withRetries(
 			status === 429 && settings.maxAttempts > 1
 				? `retry (attempt ${attempt + 1}; 429s do not count toward Max Attempts)`
 				: `retry ${tally.counted} of ${settings.maxAttempts - 1}`;
-		policy.log(`${which} in ${next.delay} ms after ${what}`, { attempt, delay: next.delay });
-		await wait(next.delay, run.stop);
-		tally.waited += next.delay;
+		// refused only for going past the cap on requests in flight: the retry waits for a slot, not a backoff
+		const delay = overshot && said.retryAfter === undefined ? 0 : next.delay;
+		policy.log(`${which} in ${delay} ms after ${what}`, { attempt, delay });
+		await wait(delay, run.stop);
+		tally.waited += delay;
 	}
 }
 
