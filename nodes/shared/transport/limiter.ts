@@ -19,8 +19,8 @@ import type { Run, Ticket, Turn, Verdict } from './types';
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
 export const MAX_WAIT_MS = 120_000;
-/** At least this many after the first answer: a cap of 8 in flight is found at once, a burst of 10 refuses two. */
-export const START = 12;
+/** At least this many after the first answer: two clients that meet a small burst at once both get a share of it */
+export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
 /** Answers taking more than this many times the fastest round's: more in flight is queueing somewhere, no growth */
