@@ -47,7 +47,6 @@ async function listPage(
 		method: 'GET',
 		path,
 		qs,
-		headers: style.headers,
 		repeatable: true,
 	} as const;
 	const read = reader((await client.request(request, SETTINGS, 0)).data);

@@ -109,7 +109,7 @@ describe('the credential Test in every style', () => {
 
 	test('a style this version does not know: the Test and the node name the field, nothing is sent', async () => {
 		const unknown = { ...styles().harvard, museumApi: 'harvardV2' };
-		const message = `The Museum API (Generic or Harvard Art Museums API) in the Triptych API credentials holds an unknown value, "harvardV2": choose one of these.`;
+		const message = `The Museum API (Generic, Harvard Art Museums API, Art Institute of Chicago API or Cleveland Museum of Art Open Access API) in the Triptych API credentials holds an unknown value, "harvardV2": choose one of these.`;
 		expect(await testCredential(unknown)).toEqual({ status: 'Error', message });
 		const run = await runSearch({ q: 'a' }, { museumUrl: harvard.url, credentials: unknown });
 		expect(run.workflowError?.description ?? run.workflowError?.message).toContain(message);

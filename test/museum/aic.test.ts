@@ -120,6 +120,7 @@ describe('Art Institute of Chicago API style', () => {
 				['/api/v1/artworks/search', '1'],
 			]);
 			expect(aic.keySeen(SECRET)).toBe(false);
+			expect(aic.requests[0].headers['aic-user-agent']).toMatch(/^n8n-nodes-triptych\//);
 		}
 	});
 

@@ -264,6 +264,7 @@ describe('output', () => {
 			url: record.url,
 			creditLine: record.creditline,
 			imagePermissionLevel: null,
+			publicDomain: null,
 		});
 		for (const value of Object.values(item))
 			expect(typeof value === 'object' && value !== null).toBe(false);

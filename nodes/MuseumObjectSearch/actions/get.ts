@@ -112,7 +112,6 @@ export async function getObject({ ctx, client, settings, style, map, i }: Call, 
 		service: 'museum',
 		method: 'GET',
 		path,
-		headers: style.headers,
 		repeatable: true,
 	} as const;
 	let data: unknown;

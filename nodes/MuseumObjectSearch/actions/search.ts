@@ -233,7 +233,6 @@ export async function searchObjects(
 				service: 'museum',
 				method: 'GET',
 				...where,
-				headers: style.headers,
 				repeatable: true,
 			} as const;
 			const answer = museum.read((await client.request(request, settings, i)).data);

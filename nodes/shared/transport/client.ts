@@ -27,7 +27,8 @@ const MAX_IMAGE_DOWNLOADS = 8;
 
 type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
-type Target = { url: string; origin: string; send: Sender };
+/** A service as this credential sets it: its base address and origin, how requests go, headers its style asks for */
+type Target = { url: string; origin: string; send: Sender; headers?: IDataObject };
 type Exchange = Outcome & { where: ErrorSite; keyed: boolean };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
@@ -176,7 +177,7 @@ export class TriptychClient {
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
-			headers: { Accept: 'application/json', ...req.headers },
+			headers: { Accept: 'application/json', ...target.headers, ...req.headers },
 			redirects: { follow: 'origin', origin: target.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
@@ -253,7 +254,8 @@ export class TriptychClient {
 		const { problem } = keyed ? keyRule(credentials, origin) : {};
 		if (problem) throw fail([problem, '']);
 		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
-		const target = { url: checked.url, origin, send };
+		const { headers } = SERVICES[service].styles[styleOf(credentials, service)]!;
+		const target = { url: checked.url, origin, send, headers };
 		this.targets.set(service, target);
 		return target;
 	}

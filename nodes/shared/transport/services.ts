@@ -1,7 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { homepage, name as packageName, version } from '../../../package.json';
-
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
 export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
@@ -149,7 +147,11 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				test: { path: '/artworks/search', qs: { limit: 1, fields: 'id' }, verdict: 'json' },
 				pageSize: 'limit',
 				ratePerMinute: 60,
-				headers: { 'AIC-User-Agent': `${packageName}/${version} (${homepage})` },
+				// who the client is, as AIC asks (the package's name and version; a test keeps it in step)
+				headers: {
+					'AIC-User-Agent':
+						'n8n-nodes-triptych/0.1.0 (https://github.com/triptych-nodes/n8n-nodes-triptych#readme)',
+				},
 			},
 			cleveland: {
 				name: 'Cleveland Museum of Art Open Access API',
