@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { HarnessCredentialsHelper, ROOT, runWorkflow } from '../test/harness/engine';
+import { ROOT, runWorkflow } from '../test/harness/engine';
 import { CREDENTIAL_TYPE, credentialData, startServices } from './e2e/scenarios';
 import {
 	REAL_EXAMPLES,
@@ -17,20 +17,7 @@ import {
 	startClevelandServer,
 	startRealServices,
 } from '../test/servers';
-import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
-
-/**
- * Credentials by the placeholder ID a node names, for examples with one credential per service (the harness hands
- * out one per type otherwise).
- */
-function credentialsById(byId: Record<string, ICredentialDataDecryptedObject>) {
-	const helper = HarnessCredentialsHelper.prototype;
-	const byType = helper.getDecrypted;
-	helper.getDecrypted = async function (this: HarnessCredentialsHelper, ...args) {
-		const data = byId[args[1].id ?? ''];
-		return data ? { ...data } : await byType.apply(this, args);
-	};
-}
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 function summarize(items: INodeExecutionData[]): string {
 	const lines = [`${items.length} item${items.length === 1 ? '' : 's'}`];
@@ -66,7 +53,7 @@ async function main() {
 		`Stand-ins: Harvard Art Museums API ${real.harvard.url}, IFTTT Webhooks ${real.ifttt.url}, Quotable ${real.quotable.url}, Art Institute of Chicago API ${aic.apiUrl}, Cleveland Museum of Art API ${cma.apiUrl}\n`,
 	);
 	// examples/public-domain-three-museums.json: one credential per museum
-	credentialsById({
+	const credentialsById = {
 		REPLACE_WITH_YOUR_HARVARD_CREDENTIAL_ID: {
 			apiKey: real.apiKey,
 			museumUrl: real.harvard.url,
@@ -78,7 +65,7 @@ async function main() {
 			museumUrl: cma.apiUrl,
 			museumApi: 'cleveland',
 		},
-	});
+	};
 	const credentialFor = (file: string) => ({
 		[CREDENTIAL_TYPE]:
 			REAL_EXAMPLES.find((e) => e.file === `examples/${file}`)?.credential(real) ??
@@ -98,7 +85,10 @@ async function main() {
 			const workflow = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as IDataObject;
 			console.log(`━━ ${workflow.name ?? file} (examples/${file})`);
 			const t = Date.now();
-			const result = await runWorkflow(workflow as never, { credentials: credentialFor(file) });
+			const result = await runWorkflow(workflow as never, {
+				credentials: credentialFor(file),
+				credentialsById,
+			});
 			for (const name of result.order) {
 				const error = result.error(name);
 				console.log(

@@ -3,7 +3,6 @@ import { Buffer } from 'node:buffer';
 import type { ICredentialDataDecryptedObject, IConnections, INode, INodeType } from 'n8n-workflow';
 
 import {
-	HarnessCredentialsHelper,
 	loadPackage,
 	logs,
 	newestVersions,
@@ -191,30 +190,18 @@ describe('example workflows for the real services, against their stand-ins', () 
 	});
 });
 
-/**
- * Runs a workflow whose nodes name a credential each (by placeholder ID): the harness hands out one credential per
- * type, so each node is given here the one its ID names.
- */
+/** Runs a workflow whose nodes name a credential each (by placeholder ID), each given the one its ID names. */
 async function runWithCredentialsById(
 	file: string,
-	byId: Record<string, ICredentialDataDecryptedObject>,
+	credentialsById: Record<string, ICredentialDataDecryptedObject>,
 ) {
-	const helper = HarnessCredentialsHelper.prototype;
-	const byType = helper.getDecrypted;
-	helper.getDecrypted = async function (this: HarnessCredentialsHelper, ...args) {
-		const data = byId[args[1].id ?? ''];
-		return data ? { ...data } : await byType.apply(this, args);
+	const wf = readWorkflow(file);
+	const spec = {
+		nodes: wf.nodes as unknown as INode[],
+		connections: wf.connections as unknown as IConnections,
+		settings: wf.settings as never,
 	};
-	try {
-		const wf = readWorkflow(file);
-		return await runWorkflow({
-			nodes: wf.nodes as unknown as INode[],
-			connections: wf.connections as unknown as IConnections,
-			settings: wf.settings as never,
-		});
-	} finally {
-		helper.getDecrypted = byType;
-	}
+	return await runWorkflow(spec, { credentialsById });
 }
 
 describe('public domain art from three museums, against the stand-ins', () => {

@@ -136,6 +136,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 	constructor(
 		private readonly types: Record<string, ICredentialType>,
 		private readonly data: Record<string, ICredentialDataDecryptedObject>,
+		/** A credential per ID a node names, before the one per type */
+		private readonly byId: Record<string, ICredentialDataDecryptedObject> = {},
 	) {
 		super();
 	}
@@ -193,10 +195,10 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 
 	async getDecrypted(
 		_additionalData: IWorkflowExecuteAdditionalData,
-		_nodeCredentials: INodeCredentialsDetails,
+		nodeCredentials: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
-		const data = this.data[type];
+		const data = this.byId[nodeCredentials.id ?? ''] ?? this.data[type];
 		if (!data) throw new Error(`No credentials of type ${type} were given to the harness`);
 		return { ...data };
 	}
@@ -263,6 +265,8 @@ let executionCounter = 0;
 
 export interface RunOptions {
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** Credentials by the ID a node names (a workflow with one credential per service), before those by type */
+	credentialsById?: Record<string, ICredentialDataDecryptedObject>;
 	/** Pinned output per node name (n8n's "pin data"): e.g. several input items for the trigger */
 	pinData?: Record<string, IDataObject[]>;
 	/**
@@ -278,13 +282,17 @@ export async function runWorkflow(
 	spec: WorkflowSpec,
 	options: RunOptions = {},
 ): Promise<RunResult> {
-	const { credentials = {} } = options;
+	const { credentials = {}, credentialsById } = options;
 	const { pkg, base } = await loadPackage();
 	const nodeTypes = new HarnessNodeTypes({ [PACKAGE]: pkg, 'n8n-nodes-base': base });
 	const credentialTypes = Object.fromEntries(
 		Object.entries(pkg.credentialTypes).map(([name, entry]) => [name, entry.type]),
 	);
-	const credentialsHelper = new HarnessCredentialsHelper(credentialTypes, credentials);
+	const credentialsHelper = new HarnessCredentialsHelper(
+		credentialTypes,
+		credentials,
+		credentialsById,
+	);
 	const workflow = new Workflow({
 		id: `harness-${++executionCounter}`,
 		name: 'harness',
