@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { type StyleEntry, TriptychClient, webAddress, isPlainObject } from '../shared/transport';
+import { TriptychClient, webAddress, isPlainObject } from '../shared/transport';
 import { type Page, museumOf } from './museums';
 import { readPage } from './records';
 
@@ -37,10 +37,7 @@ async function listPage(
 	node: INode,
 	{ path, qs, page, size }: { path: string; qs: IDataObject; page: number; size: number },
 	entry: Entry,
-	{
-		style,
-		read: reader = readPage,
-	}: { style: StyleEntry; read?: (data: unknown) => Page | string },
+	reader: (data: unknown) => Page | string = readPage,
 ) {
 	const request = {
 		service: 'museum',
@@ -96,7 +93,7 @@ const termList = (resource: 'classification' | 'period') =>
 		for (let page = first; page <= last; page++) {
 			const qs = { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
 			const at = { path: `/${resource}`, qs, page, size: PAGE_SIZE };
-			const read = await listPage(client, this.getNode(), at, entry, { style });
+			const read = await listPage(client, this.getNode(), at, entry);
 			results.push(...read.entries);
 			if (!read.more) return { results };
 		}
@@ -129,7 +126,7 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 		...(museum.pick ? { fields: museum.pick } : {}),
 	};
 	const at = { path: museum.search.path, qs, page, size };
-	const read = await listPage(client, this.getNode(), at, entry, { style, read: museum.read });
+	const read = await listPage(client, this.getNode(), at, entry, museum.read);
 	return { results: read.entries, ...(read.more ? { paginationToken: String(page + 1) } : {}) };
 }
 
