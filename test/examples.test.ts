@@ -2,13 +2,7 @@
 import { Buffer } from 'node:buffer';
 import type { ICredentialDataDecryptedObject, IConnections, INode, INodeType } from 'n8n-workflow';
 
-import {
-	loadPackage,
-	logs,
-	newestVersions,
-	runWorkflow,
-	useServer,
-} from './harness/engine';
+import { loadPackage, logs, newestVersions, runWorkflow, useServer } from './harness/engine';
 import { keySightings } from './museum/setup';
 import {
 	REAL_EXAMPLES,
