@@ -19,7 +19,7 @@ const MB = 1_000_000;
  */
 const DEADLINE_MS = 10_000;
 const pure = isolated(
-	['nodes/shared/transport/errors.ts', 'nodes/shared/transport/timing.ts', 'test/unit/said.ts'],
+	['nodes/shared/transport/redaction.ts', 'nodes/shared/transport/timing.ts', 'test/unit/said.ts'],
 	DEADLINE_MS,
 );
 afterAll(() => pure.close());
