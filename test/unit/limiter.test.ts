@@ -8,7 +8,7 @@ import {
 	limiterFor,
 } from '../../nodes/shared/transport/limiter';
 import { Pace } from '../../nodes/shared/transport/pace';
-import { Stopper } from '../../nodes/shared/transport/stop';
+import { Stopper } from '../../nodes/shared/transport/timing';
 
 const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });
 const MINUTE = 60_000;

@@ -10,7 +10,7 @@ import {
 	type Run,
 	type Turn,
 } from '../../nodes/shared/transport/limiter';
-import { Stopper } from '../../nodes/shared/transport/stop';
+import { Stopper } from '../../nodes/shared/transport/timing';
 
 const KEY = 'http://127.0.0.1:9 credential-1';
 const MINUTE = 60_000;

@@ -2,8 +2,7 @@ import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-
 
 import { cut, redactKey } from './redaction';
 import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
-import { Stopper } from './stop';
-import { ENDED, wait } from './timing';
+import { ENDED, Stopper, wait } from './timing';
 import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
 
 /** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */

@@ -18,7 +18,7 @@ import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from
 import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
-import { Stopper } from './stop';
+import { Stopper } from './timing';
 import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
 
