@@ -248,3 +248,29 @@ describe('Cleveland Museum of Art Open Access API: images', () => {
 		expect(cma.imageRequests.map((r) => r.path)).toEqual(['/2011.88/2011.88_print.jpg']);
 	});
 });
+
+describe('the open museums’ filters refuse a wrong value before any request, naming the field and the item', () => {
+	test.each([
+		[
+			{ createdAfter: '={{ "1800s" }}' },
+			/^"Created After" must be a whole number from -10000 to 10000, not "1800s" \[item 0\]$/,
+		],
+		[
+			{ createdBefore: 1850.5 },
+			/^"Created Before" must be a whole number from -10000 to 10000, not 1850\.5 \[item 0\]$/,
+		],
+		[
+			{ createdAfter: 99999 },
+			/^"Created After" must be a whole number from -10000 to 10000, not 99999 \[item 0\]$/,
+		],
+		[
+			{ publicDomainOnly: '={{ "maybe" }}' },
+			/^"Public Domain Only" must be true or false, not "maybe" \[item 0\]$/,
+		],
+		[{ department: '={{ { "toString": 1 } }}' }, /^"Department" .*\[item 0\]$/],
+	])('%j', async (filters, message) => {
+		const result = await run({ q: 'a', limit: 1, filters });
+		expect(result.error(NODE)?.message).toMatch(message);
+		expect(cma.requests).toHaveLength(0);
+	});
+});
