@@ -28,13 +28,11 @@ import {
 	text,
 } from './common';
 import {
-	FIXTURES_DIR,
+	type LoadOwnOptions,
+	loadOwnRecords,
 	type MuseumRecord,
 	SHARED_DATA_DIR,
-	generateMuseumRecords,
-	hasSharedData,
 	hash32,
-	loadMuseumRecords,
 	parseHex,
 } from './data';
 
@@ -90,27 +88,14 @@ const SHARED_FILE = 'aic-artworks.json';
 /** True when ../shared/data/aic-artworks.json is there. */
 export const hasAicData = () => fs.existsSync(path.join(SHARED_DATA_DIR, SHARED_FILE));
 
-export interface LoadAicOptions {
-	/** 'real' = ../shared/data/aic-artworks.json (throws if absent); 'fixture' = test/fixtures/aic-records.json; 'auto' = real when present. */
-	source: 'real' | 'fixture' | 'auto';
-	/** Add this many records mapped from Tate/CMOA (or generated ones when the shared data is absent) for volume. */
-	volume?: number;
-}
+export type LoadAicOptions = LoadOwnOptions;
 
-export function loadAicArtworks(options: LoadAicOptions): AicArtwork[] {
-	const source = options.source === 'auto' ? (hasAicData() ? 'real' : 'fixture') : options.source;
-	const file =
-		source === 'real'
-			? path.join(SHARED_DATA_DIR, SHARED_FILE)
-			: path.join(FIXTURES_DIR, 'aic-records.json');
-	if (!fs.existsSync(file)) throw new Error(`AIC records not found: ${file}`);
-	const own = JSON.parse(fs.readFileSync(file, 'utf8')) as AicArtwork[];
-	if (!options.volume) return own;
-	const more = hasSharedData()
-		? loadMuseumRecords({ source: 'real', max: options.volume })
-		: generateMuseumRecords(options.volume);
-	return [...own, ...aicArtworksFrom(more)];
-}
+export const loadAicArtworks = (options: LoadAicOptions): AicArtwork[] =>
+	loadOwnRecords<AicArtwork>(
+		{ shared: SHARED_FILE, fixture: 'aic-records.json' },
+		options,
+		aicArtworksFrom,
+	);
 
 /** AIC's artwork types and departments as the reference lists them, for records mapped from other collections. */
 const AIC_TYPES: Record<string, [string, number]> = {

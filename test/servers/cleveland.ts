@@ -25,14 +25,7 @@ import {
 	json,
 	text,
 } from './common';
-import {
-	FIXTURES_DIR,
-	type MuseumRecord,
-	SHARED_DATA_DIR,
-	generateMuseumRecords,
-	hasSharedData,
-	loadMuseumRecords,
-} from './data';
+import { type LoadOwnOptions, loadOwnRecords, type MuseumRecord, SHARED_DATA_DIR } from './data';
 import { flatJpeg } from './aic';
 
 type Rendition = {
@@ -96,28 +89,14 @@ const REAL_CDN = 'https://openaccess-cdn.clevelandart.org';
 /** True when ../shared/data/cleveland-artworks.json is there. */
 export const hasClevelandData = () => fs.existsSync(path.join(SHARED_DATA_DIR, SHARED_FILE));
 
-export interface LoadClevelandOptions {
-	/** 'real' = ../shared/data/cleveland-artworks.json (throws if absent); 'fixture' = test/fixtures/cleveland-records.json; 'auto' = real when present. */
-	source: 'real' | 'fixture' | 'auto';
-	/** Add this many records mapped from Tate/CMOA (or generated ones when the shared data is absent) for volume. */
-	volume?: number;
-}
+export type LoadClevelandOptions = LoadOwnOptions;
 
-export function loadClevelandArtworks(options: LoadClevelandOptions): ClevelandArtwork[] {
-	const source =
-		options.source === 'auto' ? (hasClevelandData() ? 'real' : 'fixture') : options.source;
-	const file =
-		source === 'real'
-			? path.join(SHARED_DATA_DIR, SHARED_FILE)
-			: path.join(FIXTURES_DIR, 'cleveland-records.json');
-	if (!fs.existsSync(file)) throw new Error(`Cleveland records not found: ${file}`);
-	const own = JSON.parse(fs.readFileSync(file, 'utf8')) as ClevelandArtwork[];
-	if (!options.volume) return own;
-	const more = hasSharedData()
-		? loadMuseumRecords({ source: 'real', max: options.volume })
-		: generateMuseumRecords(options.volume);
-	return [...own, ...clevelandArtworksFrom(more)];
-}
+export const loadClevelandArtworks = (options: LoadClevelandOptions): ClevelandArtwork[] =>
+	loadOwnRecords<ClevelandArtwork>(
+		{ shared: SHARED_FILE, fixture: 'cleveland-records.json' },
+		options,
+		clevelandArtworksFrom,
+	);
 
 const CMA_TYPES: Record<string, string> = {
 	Paintings: 'Painting',

@@ -625,3 +625,32 @@ export function generateMuseumRecords(n: number, seed = 1): MuseumRecord[] {
 	}
 	return out;
 }
+
+/** Where another museum's records come from: its real ones when present (`auto`), or the project's fixture. */
+export interface LoadOwnOptions {
+	/** 'real' = the file in ../shared/data (throws if absent); 'fixture' = test/fixtures; 'auto' = real when present. */
+	source: 'real' | 'fixture' | 'auto';
+	/** Add this many records mapped from Tate/CMOA (or generated ones when the shared data is absent) for volume. */
+	volume?: number;
+}
+
+/** A museum's own records (`shared` in ../shared/data, or `fixture`), plus `volume` more mapped into its shape. */
+export function loadOwnRecords<T>(
+	files: { shared: string; fixture: string },
+	options: LoadOwnOptions,
+	mapFrom: (records: MuseumRecord[]) => T[],
+): T[] {
+	const real = fs.existsSync(path.join(SHARED_DATA_DIR, files.shared));
+	const source = options.source === 'auto' ? (real ? 'real' : 'fixture') : options.source;
+	const file =
+		source === 'real'
+			? path.join(SHARED_DATA_DIR, files.shared)
+			: path.join(FIXTURES_DIR, files.fixture);
+	if (!fs.existsSync(file)) throw new Error(`Records not found: ${file}`);
+	const own = JSON.parse(fs.readFileSync(file, 'utf8')) as T[];
+	if (!options.volume) return own;
+	const more = hasSharedData()
+		? loadMuseumRecords({ source: 'real', max: options.volume })
+		: generateMuseumRecords(options.volume);
+	return [...own, ...mapFrom(more)];
+}
