@@ -74,14 +74,15 @@ test('output keeps the input order and pairing while answers come back in anothe
 });
 
 test('Stop during a concurrent run: calls in flight end, nothing new is sent, the run ends within 1 s', async () => {
-	server.setMode({ delayMs: 400 });
+	// answers held long enough that a loaded machine still stops the run between two waves of requests
+	server.setMode({ delayMs: 1500 });
 	let stop: () => void = () => undefined;
 	const running = runTrigger(
 		server,
 		{ event: 'stopped' },
 		{ items: numbered(60), onStart: (fn) => (stop = fn) },
 	);
-	for (let i = 0; i < 100 && server.requests.length < START; i++) {
+	for (let i = 0; i < 200 && server.requests.length < START; i++) {
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 	expect(server.requests.length).toBeGreaterThan(1);
