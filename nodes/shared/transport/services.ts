@@ -31,8 +31,6 @@ export interface StyleEntry {
 	palette?: { step: number; max: number; hueField: string };
 	/** Museum: image addresses take `?width=` to send a smaller image */
 	imageWidthQuery?: boolean;
-	/** The service's published rate for one caller: requests are paced at it from the first */
-	ratePerMinute?: number;
 	/** Headers every request to the service carries (AIC asks clients to name themselves) */
 	headers?: Record<string, string>;
 	trigger?: TriggerRoutes;
@@ -146,7 +144,6 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				key: NO_KEY,
 				test: { path: '/artworks/search', qs: { limit: 1, fields: 'id' }, verdict: 'json' },
 				pageSize: 'limit',
-				ratePerMinute: 60,
 				// who the client is, as AIC asks (the package's name and version; a test keeps it in step)
 				headers: {
 					'AIC-User-Agent':
