@@ -21,7 +21,10 @@ const SETTINGS = {
 };
 const PAGE_SIZE = 100;
 const OBJECTS_PAGE_SIZE = 20;
-/** Pages read to filter a list by what was typed (the editor asks for no further page while a filter is typed) */
+/**
+ * Pages read to filter a list by what was typed (the editor asks for no further page while a filter is typed): 1,000
+ * names, three times Harvard's longest list (about 300 periods), and a bound on how long the editor waits.
+ */
 const MAX_FILTERED_PAGES = 10;
 
 type Ctx = ILoadOptionsFunctions;
