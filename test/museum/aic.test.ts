@@ -105,6 +105,30 @@ describe('Art Institute of Chicago API style', () => {
 		expect(aic.requests).toHaveLength(0);
 	});
 
+	test('60 requests a minute, as the museum states, from the first: the 61st waits for the minute, none refused', async () => {
+		const own = await startAicServer({ artworks: OWN });
+		own.setMode({ throttlePerMinute: 60 });
+		let stop: () => void = () => undefined;
+		const running = runSearch(
+			{ q: '={{ $json.q }}', limit: 1 },
+			{
+				museumUrl: own.apiUrl,
+				credentials: { museumApi: 'artic' },
+				items: Array.from({ length: 70 }, (_, n) => ({ q: `art ${n}` })),
+				onStart: (fn) => (stop = fn),
+			},
+		);
+		for (let i = 0; i < 500 && own.apiRequests.length < 60; i++)
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		const sent = own.apiRequests.length;
+		stop();
+		const result = await running;
+		await own.close();
+		expect(sent).toBe(60);
+		expect(result.run.status).toBe('canceled');
+	});
+
 	test('the API Key may be empty', async () => {
 		const result = await run({ limit: 3 }, {}, '');
 		expect(result.error(NODE)).toBeUndefined();

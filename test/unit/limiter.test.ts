@@ -40,19 +40,31 @@ const idle = (ms: number) =>
 		.mockReturnValue({ idle: ms, active: 0, utilization: 0 });
 
 describe('slots', () => {
-	test(`a new limiter lets one request go alone; its answer lets ${START} go, then each answer one more`, async () => {
+	test('a new limiter: one request, doubled per 5 ms n8n waits idle until the first answer, which keeps the level', async () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const first = await go(limiter, run);
+		const waiting = Array.from({ length: 8 }, () => limiter.acquire(run, MINUTE, MAX_WAIT_MS));
+		// n8n busy (here: not waiting at all): the first goes alone
+		expect(await Promise.all(waiting.map(settled))).toEqual(Array(8).fill(false));
+		// 60 ms waiting idle for the first answer: far more than 8 may be under way
+		await new Promise((resolve) => setTimeout(resolve, 60));
+		expect(await Promise.all(waiting.map(settled))).toEqual(Array(8).fill(true));
+		limiter.release(run, first, { status: 200 });
+		expect(limiter.allowance).toBeGreaterThan(8);
+	});
+
+	test(`the first answer within the first 5 ms lets ${START} go`, async () => {
+		const limiter = new Limiter();
+		const run = newRun();
+		const first = await go(limiter, run);
+		jest.spyOn(Date, 'now').mockReturnValue(first.sentAt + 2);
 		const waiting = Array.from({ length: START + 1 }, () =>
 			limiter.acquire(run, MINUTE, MAX_WAIT_MS),
 		);
 		expect(await settled(waiting[0])).toBe(false);
 		limiter.release(run, first, { status: 200 });
-		const settledNow = await Promise.all(waiting.map(settled));
-		expect(settledNow).toEqual([...Array(START).fill(true), false]);
-		limiter.release(run, ((await waiting[0]) as { ticket: Ticket }).ticket, { status: 200 });
-		expect(await settled(waiting[START])).toBe(true);
+		expect(await Promise.all(waiting.map(settled))).toEqual([...Array(START).fill(true), false]);
 	});
 
 	test('each run keeps its own Concurrency; a run at its cap holds up no other', async () => {
@@ -63,7 +75,7 @@ describe('slots', () => {
 		expect(await settled(second)).toBe(false);
 		const bs = [0, 1, 2].map(() => limiter.acquire(b, MINUTE, MAX_WAIT_MS));
 		expect(await Promise.all(bs.map(settled))).toEqual([true, true, true]);
-		expect(limiter.state.inFlight).toBe(4);
+		expect(limiter.inFlight).toBe(4);
 		limiter.release(a, first, { status: 200 });
 		expect(await settled(second)).toBe(true);
 	});
@@ -99,7 +111,7 @@ describe('the in-flight allowance', () => {
 			jest.spyOn(Date, 'now').mockReturnValue(sentAt + ms);
 			for (const t of tickets) limiter.release(run, { ...t, sentAt }, { status: 200 });
 			await waiting;
-			expect(limiter.state.allowance).toBe(grown);
+			expect(limiter.allowance).toBe(grown);
 		},
 	);
 
@@ -111,14 +123,14 @@ describe('the in-flight allowance', () => {
 		idle(20);
 		for (const ms of [50, 120, 500]) {
 			const tickets = await Promise.all(
-				Array.from({ length: limiter.state.allowance }, () => go(limiter, run)),
+				Array.from({ length: limiter.allowance }, () => go(limiter, run)),
 			);
 			const waiting = limiter.acquire(run, MINUTE, MAX_WAIT_MS);
 			const sentAt = now - ms;
 			for (const t of tickets) limiter.release(run, { ...t, sentAt }, { status: 200 });
 			const turn = await waiting;
 			if (turn.ok) limiter.release(run, { ...turn.ticket, sentAt: now }, { status: 0 });
-			expect(limiter.state.allowance).toBe(START * 4);
+			expect(limiter.allowance).toBe(START * 4);
 		}
 	});
 
@@ -129,19 +141,19 @@ describe('the in-flight allowance', () => {
 		const tickets = await Promise.all(Array.from({ length: 20 }, () => go(limiter, run)));
 		// sent as the 16th in flight: refused for our going past the cap, so its retry need not back off
 		expect(limiter.release(run, tickets[15], { status: 503 })).toBe(true);
-		expect(limiter.state.allowance).toBe(15);
+		expect(limiter.allowance).toBe(15);
 		// the refusals of one wave come back in any order: the lowest level refused sets it
 		limiter.release(run, tickets[11], { status: 503 });
-		expect(limiter.state.allowance).toBe(11);
+		expect(limiter.allowance).toBe(11);
 		limiter.release(run, tickets[13], { status: 503 });
-		expect(limiter.state.allowance).toBe(11);
+		expect(limiter.allowance).toBe(11);
 		for (const t of [...tickets.slice(0, 11), tickets[12], tickets[14], ...tickets.slice(16)])
 			limiter.release(run, t, { status: 200 });
 		jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 5);
 		const again = await go(limiter, run);
 		// refused under the level the last cut allowed: the service takes fewer, and the retry backs off
 		expect(limiter.release(run, { ...again, level: 8 }, { status: 503 })).toBe(false);
-		expect(limiter.state.allowance).toBe(4);
+		expect(limiter.allowance).toBe(4);
 	});
 });
 
@@ -183,14 +195,14 @@ describe('waits', () => {
 		const run = newRun();
 		const tickets = await Promise.all(Array.from({ length: START }, () => go(limiter, run)));
 		for (const t of tickets.slice(0, 3)) limiter.release(run, t, { status: 200 });
-		expect(limiter.state.rate).toBeUndefined();
+		expect(limiter.pace?.rate).toBeUndefined();
 		limiter.release(run, tickets[3], { status: 429 });
 		// three accepted at once, counted over half a second: a plateau of 6/s, and the pace starts at 80% of it
-		expect(limiter.state.rate).toBeCloseTo(4.8, 5);
+		expect(limiter.pace?.rate).toBeCloseTo(4.8, 5);
 		const later = Date.now() + 3000;
 		jest.spyOn(Date, 'now').mockReturnValue(later);
 		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, { status: 200 });
-		expect(limiter.state.rate!).toBeGreaterThan(6);
+		expect(limiter.pace?.rate!).toBeGreaterThan(6);
 	});
 });
 
@@ -230,5 +242,21 @@ describe('the pace', () => {
 		// 16/s: the burst holds half a second (8 intervals) besides the request due now
 		expect(at.filter((t) => t === 10_000)).toHaveLength(9);
 		expect(at[11]).toBeGreaterThan(10_000);
+	});
+
+	test('a stated rate (60 a minute), from the first request: never more than 60 in any minute', async () => {
+		const limiter = new Limiter(60);
+		const run = newRun();
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		for (let i = 0; i < 60; i++) limiter.release(run, await go(limiter, run), { status: 200 });
+		// the 61st waits for the first to leave the minute (refused here: it may wait only 1 s)
+		expect(await limiter.acquire(run, MINUTE, 1000)).toEqual({
+			ok: false,
+			why: 'quota',
+			waitMs: 60_000,
+		});
+		clock.mockReturnValue(now + 60_000);
+		expect(await limiter.acquire(run, MINUTE, 1000)).toMatchObject({ ok: true });
 	});
 });

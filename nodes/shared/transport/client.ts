@@ -28,7 +28,10 @@ const MAX_IMAGE_DOWNLOADS = 8;
 type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
 /** A service as this credential sets it: its base address and origin, how requests go, headers its style asks for */
-type Target = { url: string; origin: string; send: Sender; headers?: IDataObject };
+type Target = { url: string; origin: string; send: Sender } & Pick<
+	StyleEntry,
+	'headers' | 'perMinute'
+>;
 type Exchange = Outcome & { where: ErrorSite; keyed: boolean };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
@@ -220,8 +223,11 @@ export class TriptychClient {
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
-			const key = `${this.targets.get(name as Service)?.origin} ${this.host.credentialId}`;
-			const limiter = name === 'images' ? new Limiter() : limiterFor(key);
+			const target = this.targets.get(name as Service);
+			// a service that never gets the key tells callers apart by address only: one limiter for all credentials
+			const keyed = target?.send !== this.host.plain;
+			const key = `${target?.origin}${keyed ? ` ${this.host.credentialId}` : ''}`;
+			const limiter = name === 'images' ? new Limiter() : limiterFor(key, target?.perMinute);
 			entry = { run, limiter };
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
@@ -254,8 +260,8 @@ export class TriptychClient {
 		const { problem } = keyed ? keyRule(credentials, origin) : {};
 		if (problem) throw fail([problem, '']);
 		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
-		const { headers } = SERVICES[service].styles[styleOf(credentials, service)]!;
-		const target = { url: checked.url, origin, send, headers };
+		const { headers, perMinute } = SERVICES[service].styles[styleOf(credentials, service)]!;
+		const target = { url: checked.url, origin, send, headers, perMinute };
 		this.targets.set(service, target);
 		return target;
 	}

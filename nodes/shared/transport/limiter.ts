@@ -4,16 +4,15 @@ import { type Quota, wait } from './timing';
 import type { Run, Ticket, Turn, Verdict } from './types';
 
 /**
- * When a request to a service may go. One limiter per service (origin and credential) in the n8n process, shared by
- * every run that calls it, so a run starts where the last left off. A request meets, in order:
- *
+ * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
+ * n8n process, shared by every run that calls it, so a run starts where the last left off. A request meets, in order:
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: the first request alone (its answer tells whether the service announces a quota,
- *    and how far away it is), then at least `START`, doubled per `DOUBLING_MS` a round of healthy answers kept the
- *    process waiting; a 503, 504 or timeout sets it one under the lowest level its wave of refusals went at (halved
- *    when refused again below it), held under that level for `HOLD_MS`, then one more per round;
+ * 2. the **in-flight allowance**: before the first answer, one, doubled per `RAMP_MS` the process waited idle (next
+ *    door that answer, and any quota it announces, comes before a second request); then at least `START`, doubled per
+ *    `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it one under the
+ *    lowest level its wave of refusals went at (halved when refused again below it), held there for `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
- * 4. the **quota** its headers announce (quota.ts): while none is left, requests wait for the reset or the refill;
+ * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
  * 5. without quota headers, after a 429, the **pace** (pace.ts): a token bucket whose rate follows CUBIC.
  */
 
@@ -23,22 +22,17 @@ export const MAX_WAIT_MS = 120_000;
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
+/** Before the first answer, the allowance doubles per this long idle: after 5 ms 2, after 40 ms 256. */
+const RAMP_MS = 5;
 /** Answers taking more than this many times the fastest round's: more in flight is queueing somewhere, no growth */
 const QUEUEING = 2;
-/**
- * The allowance doubles per this long a round's answers kept the process idle: 50 ms away, it is at the most soon;
- * next door, or when n8n's own work sets the pace, one more per round (what passed the gate goes before a refusal is
- * read, so a limit met there refuses few of a wave).
- */
+/** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
 const DOUBLING_MS = 10;
 /** The fastest round is forgotten by this factor per round, so a service that became slower is learned anew. */
 const DRIFT = 1.05;
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/**
- * A 429 sets the pace's plateau at what the service accepted over the last this long (a pause that ended in it
- * counts), from the first of those answers but over at least `MIN_SPAN_MS`: a burst over less is no rate.
- */
+/** A 429 sets the pace's plateau at what the service accepted over the last this long, over at least `MIN_SPAN_MS` */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
@@ -47,6 +41,10 @@ export type { Run, Ticket, Turn, Verdict } from './types';
 
 export class Limiter {
 	allowance = 1;
+	/** When the first request went (and how busy the process was then), until the first answer came */
+	private rampFrom = 0;
+	private rampLoop = loop();
+	private ramping = false;
 	inFlight = 0;
 	pausedUntil = 0;
 	usedAt = Date.now();
@@ -58,11 +56,16 @@ export class Limiter {
 	/** Requests sent and not answered yet, and those waiting for the next answer */
 	private onWire = 0;
 	private answers: Array<() => void> = [];
-	private pace?: Pace;
+	pace?: Pace;
 	private sent = 0;
 	/** When recent answers were accepted, for the pace's plateau */
 	private readonly accepted: number[] = [];
 	private readonly waiting: Run[] = [];
+	/** The times of the last `perMinute` requests, oldest first */
+	private readonly minute: number[] = [];
+
+	/** `perMinute`: the requests a minute the service states (0: none) */
+	constructor(private readonly perMinute = 0) {}
 
 	/**
 	 * A slot (give it back with `release`, once) at the moment the pause, the quota and the pace allow; not `ok` at Stop,
@@ -79,6 +82,7 @@ export class Limiter {
 				this.round.full = true;
 				// another run may be waiting only for its own Concurrency: free slots go to this one
 				this.wake();
+				this.ramp();
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
@@ -87,7 +91,9 @@ export class Limiter {
 			if (run.stop.aborted) return this.giveBack(run, stopped);
 			const now = Date.now();
 			const paused = this.pausedUntil - now;
-			const quota = this.quota.delay(now, this.onWire);
+			const full = this.perMinute && this.minute.length >= this.perMinute;
+			const stated = full ? this.minute[0] + 60_000 - now : 0;
+			const quota = Math.max(this.quota.delay(now, this.onWire), stated);
 			if (paused > budgetMs)
 				return this.giveBack(run, { ok: false, why: 'paused', waitMs: paused });
 			if (quota === Infinity && paused <= 0) {
@@ -109,7 +115,9 @@ export class Limiter {
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
+		if (!this.sent) [this.rampFrom, this.rampLoop] = [Date.now(), loop()];
 		const ticket = { sentAt: Date.now(), level: ++this.onWire, seq: ++this.sent };
+		if (this.minute.push(ticket.sentAt) > this.perMinute) this.minute.shift();
 		this.quota.take(ticket.seq);
 		return { ok: true, ticket, announcedMs: announced };
 	}
@@ -118,6 +126,7 @@ export class Limiter {
 	release(run: Run, ticket: Ticket, heard: Heard): boolean {
 		const now = Date.now();
 		const verdict = verdictOf(heard);
+		if (this.rampFrom) [this.allowance, this.rampFrom] = [Math.max(START, this.limit()), 0];
 		this.seat(run, -1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
@@ -142,11 +151,31 @@ export class Limiter {
 		this.wake();
 	}
 
-	get state() {
-		return { inFlight: this.inFlight, allowance: this.allowance, rate: this.pace?.rate };
+	private room = (run: Run) => run.inFlight < run.max && this.inFlight < this.limit();
+
+	/** The allowance, or before the first answer what the ramp has reached */
+	private limit(): number {
+		return Math.min(MOST, Math.max(this.allowance, Math.floor(2 ** (this.idle() / RAMP_MS))));
 	}
 
-	private room = (run: Run) => run.inFlight < run.max && this.inFlight < this.allowance;
+	/** How long the process waited idle since the first request, until the first answer */
+	private idle(): number {
+		if (!this.rampFrom || !this.rampLoop) return 0;
+		return Math.min(Date.now() - this.rampFrom, clock.eventLoopUtilization!(this.rampLoop).idle);
+	}
+
+	/** Before the first answer, wakes the line when the ramp lets one more go (one timer at a time). */
+	private ramp(): void {
+		if (!this.rampFrom || this.ramping || this.inFlight < this.limit() || this.limit() >= MOST)
+			return;
+		this.ramping = true;
+		const due = RAMP_MS * Math.log2(this.inFlight + 1) - this.idle();
+		void wait(Math.max(1, due)).then(() => {
+			this.ramping = false;
+			this.wake();
+			this.ramp();
+		});
+	}
 
 	/** Takes (1) or gives back (-1) a slot of `run`. */
 	private seat(run: Run, by: 1 | -1): true {
@@ -164,7 +193,7 @@ export class Limiter {
 	/** Hands free slots to waiting requests, one run after another. */
 	private wake(): void {
 		let skipped = 0;
-		while (this.inFlight < this.allowance && skipped < this.waiting.length) {
+		while (this.inFlight < this.limit() && skipped < this.waiting.length) {
 			const run = this.waiting.shift()!;
 			if (run.queue.length && this.room(run) && this.seat(run, 1)) {
 				run.queue.shift()!(true);
@@ -252,11 +281,11 @@ function verdictOf({ status, timedOut }: Heard): Verdict {
 const limiters = new Map<string, Limiter>();
 
 /** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
-export function limiterFor(key: string): Limiter {
+export function limiterFor(key: string, perMinute?: number): Limiter {
 	const now = Date.now();
 	for (const [k, l] of limiters)
 		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) limiters.delete(k);
-	const limiter = limiters.get(key) ?? new Limiter();
+	const limiter = limiters.get(key) ?? new Limiter(perMinute);
 	limiters.delete(key);
 	limiter.usedAt = now;
 	limiters.set(key, limiter);

@@ -1,9 +1,6 @@
 /** CUBIC's cut (the AWS SDKs' is 0.7): the plateau is what the service accepted, not what was sent, so less will do */
 const BETA = 0.8;
-/**
- * CUBIC's scale, as a share of the plateau per s³ (the AWS SDKs use 0.4 requests/s³; a share finds a service of 100/s
- * as quickly as one of 10): past the plateau the pace probes 5% higher after a second, 40% after two.
- */
+/** CUBIC's scale, a share of the plateau per s³ (100/s is found as fast as 10/s): 1 s past it +5%, 2 s +40% */
 const SCALE = 0.05;
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
@@ -11,9 +8,8 @@ const MIN_RATE = 2;
 const BURST_MS = 500;
 
 /**
- * The pace of a service that refused with a 429 and announces no quota: a client-side token bucket whose rate follows
- * CUBIC, as the AWS SDKs' adaptive retry mode paces: cut to `BETA` of the plateau a 429 sets, then back along a cubic
- * curve that flattens at the plateau and then probes past it.
+ * The pace of a service that refused with a 429 and announces no quota: a token bucket whose rate follows CUBIC (as
+ * the AWS SDKs' adaptive mode): cut to `BETA` of the plateau a 429 sets, back along a cubic curve, then probing past.
  */
 export class Pace {
 	/** When the next request is due at the pace (GCRA's theoretical arrival time); a burst may go before it. */

@@ -33,6 +33,8 @@ export interface StyleEntry {
 	imageWidthQuery?: boolean;
 	/** Headers every request to the service carries (AIC asks clients to name themselves) */
 	headers?: Record<string, string>;
+	/** The requests a minute the service allows (it sends no rate-limit headers): paced at from the first request */
+	perMinute?: number;
 	trigger?: TriggerRoutes;
 }
 
@@ -144,6 +146,7 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 				key: NO_KEY,
 				test: { path: '/artworks/search', qs: { limit: 1, fields: 'id' }, verdict: 'json' },
 				pageSize: 'limit',
+				perMinute: 60,
 				// who the client is, as AIC asks (the package's name and version; a test keeps it in step)
 				headers: {
 					'AIC-User-Agent':
