@@ -31,7 +31,7 @@ import {
 	themes,
 } from './ui/checks';
 import { setTheme, signIn } from './ui/editor';
-import { featurePanels } from './ui/features';
+import { aicDepartmentPanel, featurePanels } from './ui/features';
 
 const VERSION = '2.41.1';
 const WORK = path.join(ROOT, '.tmp', 'ui');
@@ -114,6 +114,7 @@ async function main(): Promise<number> {
 		await themes(ctx);
 		await previewAndHints(ctx, app.rest, credentialId);
 		await featurePanels(ctx, app.rest);
+		await aicDepartmentPanel(ctx, app.rest);
 
 		await check('whole session: no console error from the package', async () => [
 			`${entries.length} console errors/failed requests in all`,

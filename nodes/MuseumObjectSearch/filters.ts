@@ -38,7 +38,7 @@ const year = (key: string, label: string, description: string): Filter => ({
 			: { value: String(toInteger(ctx, value, label, i, -10000, 10000)) },
 });
 
-/** A filter by name; one whose values the service lists (GET /classification, /period) also has From List. */
+/** A filter by name; one whose values a service lists also has From List (listSearch.ts). */
 const named = (
 	key: string,
 	label: string,
@@ -54,7 +54,7 @@ const named = (
 		? {
 				type: 'resourceLocator',
 				default: { mode: 'list', value: '' },
-				description: `${description} From List shows the service's own ${label.toLowerCase()}s with their object counts (Harvard Art Museums API style; other services: use By Name). ${usual(key)}.`,
+				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
 				modes: [
 					{
 						displayName: 'From List',
@@ -88,7 +88,7 @@ export const FILTERS: Filter[] = [
 		'classification',
 		'Classification',
 		'e.g. Prints',
-		'Kind of object, such as Paintings, Prints, Drawings, Photographs or Sculpture. Several: separate them with |.',
+		"Kind of object, such as Paintings, Prints, Drawings, Photographs or Sculpture. Several: separate them with |. From List: Harvard's classifications, the Art Institute of Chicago's artwork types or the Cleveland Museum of Art's types.",
 		'classifications',
 	),
 	{
@@ -120,15 +120,15 @@ export const FILTERS: Filter[] = [
 		'period',
 		'Period',
 		'e.g. Edo period',
-		'Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |.',
+		"Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |. From List: Harvard's periods (other services: By Name).",
 		'periods',
 	),
 	named(
 		'department',
 		'Department',
 		'e.g. Prints and Drawings',
-		"The museum's curatorial department, by name (AIC also by ID, e.g. PC-10).",
-		undefined,
+		"The museum's curatorial department, by name (AIC also by ID, e.g. PC-10). From List: the Art Institute of Chicago's or Cleveland Museum of Art's departments.",
+		'departments',
 		false,
 	),
 	year('createdAfter', 'Created After', 'Only works made in this year or later (BCE: negative).'),

@@ -8,7 +8,8 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { TriptychClient, webAddress, isPlainObject } from '../shared/transport';
-import { type Page, museumOf } from './museums';
+import { FILTERS } from './filters';
+import { HARVARD_LISTS, type Page, museumOf } from './museums';
 import { readPage } from './records';
 
 /** The editor waits for a list: a short time limit, one retry, and a list answer is small. */
@@ -69,36 +70,52 @@ async function listPage(
 const pageOf = (token: unknown) =>
 	typeof token === 'string' && Number(token) >= 1 ? Math.floor(Number(token)) : 1;
 
-// A list the service keeps, filtered by what was typed. A classification is sent as its ID (the service matches it
-// more reliably than a name), a period as its name (the form the service documents).
-const termList = (resource: 'classification' | 'period') =>
+const byName = (a: INodeListSearchItems, b: INodeListSearchItems) => a.name.localeCompare(b.name);
+
+/**
+ * A filter's list, filtered by what was typed: the museum's own (see museums.ts), or Harvard's where the style's entry
+ * says the service keeps them. Each entry's value is what the filter sends, so a picked entry filters.
+ */
+const termList = (key: 'classification' | 'period' | 'department') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
 		const wanted = typeof filter === 'string' ? filter.trim().toLowerCase() : '';
-		const entry: Entry = (record) => {
-			const { name } = record;
-			if (typeof name !== 'string' || !name.toLowerCase().includes(wanted)) return undefined;
-			const id = record.id ?? record[`${resource}id`];
-			const byId = resource === 'classification' && ['string', 'number'].includes(typeof id);
-			const value = byId ? String(id) : name;
-			return { name, value };
-		};
 		const client = TriptychClient.forEditor(this);
 		const style = await client.styleEntry('museum');
-		if (!style.lists)
+		const museum = museumOf(style);
+		const list = (museum.lists ?? (style.lists ? HARVARD_LISTS : {}))[key];
+		if (!list) {
+			const { label, parameter } = FILTERS.find((f) => f.key === key)!;
+			const why = (museum.filters ? key in museum.filters : parameter)
+				? `keeps no list of ${key}s: choose By Name and type one`
+				: `has no ${label} filter: remove it`;
 			throw new NodeOperationError(
 				this.getNode(),
-				`This museum service (${style.name} style) keeps no list of ${resource}s: choose By Name and type one`,
+				`This museum service (${style.name} style) ${why}`,
 			);
+		}
+		const shown = (name: unknown): name is string =>
+			typeof name === 'string' && name.toLowerCase().includes(wanted);
+		if (Array.isArray(list))
+			return { results: list.filter(shown).map((name) => ({ name, value: name })) };
+		const entry: Entry = (record) => {
+			const name = record[list.shows];
+			if (!shown(name)) return undefined;
+			const value = list.sends
+				?.map((field) => record[field])
+				.find((v) => ['string', 'number'].includes(typeof v));
+			return { name, value: value === undefined ? name : String(value) };
+		};
 		const first = pageOf(token);
 		// typed text is looked for on every page (bounded): the editor asks for no next page while one is typed
 		const last = wanted ? MAX_FILTERED_PAGES : first;
 		const results: INodeListSearchItems[] = [];
 		for (let page = first; page <= last; page++) {
-			const qs = { [style.pageSize ?? 'size']: PAGE_SIZE, page, sort: 'name' };
-			const at = { path: `/${resource}`, qs, page, size: PAGE_SIZE };
-			const read = await listPage(client, this.getNode(), at, entry);
+			const qs = { ...list.qs, [style.pageSize ?? 'size']: PAGE_SIZE, page };
+			const at = { path: list.path, qs, page, size: PAGE_SIZE };
+			const read = await listPage(client, this.getNode(), at, entry, museum.read);
 			results.push(...read.entries);
-			if (!read.more) return { results };
+			// a whole list in hand is shown by name (AIC sends its lists in the order they were last changed)
+			if (!read.more) return { results: first === 1 ? results.sort(byName) : results };
 		}
 		return wanted ? { results } : { results, paginationToken: String(first + 1) };
 	};
@@ -136,5 +153,6 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 export const listSearch = {
 	classifications: termList('classification'),
 	periods: termList('period'),
+	departments: termList('department'),
 	objects,
 };

@@ -13,6 +13,11 @@ export type Page = PageAnswer<unknown> & { total?: number; context?: IDataObject
 export type ImageAt = { url: string; source: string };
 /** A filter's value in the service's terms: query parameters, or (AIC) one Elasticsearch clause */
 type Encode = (value: string) => IDataObject;
+/**
+ * A filter's list for the editor: names kept as constants (no request), or GET {path} pages, each record's `shows`
+ * field shown and the first of its `sends` fields sent (none: the name shown)
+ */
+export type List = string[] | { path: string; shows: string; sends?: string[]; qs?: IDataObject };
 
 export interface Museum {
 	/** Search's path; `skip`: pages go by offset; `maxResults`: results a search may page through at most */
@@ -39,6 +44,8 @@ export interface Museum {
 	pick?: string;
 	/** Search options the service honours besides Fields (Harvard's: all) */
 	options?: string[];
+	/** The editor's lists, by filter key, in the values the filter sends */
+	lists?: Record<string, List>;
 }
 
 /** The Simplified record, the same keys in every museum's output (null: the service says nothing). */
@@ -138,6 +145,10 @@ const AIC: Museum = {
 		publicDomainOnly: () => term('is_public_domain', 'true'),
 	},
 	options: ['sort'],
+	lists: {
+		classification: { path: '/artwork-types', shows: 'title', sends: ['id'] },
+		department: { path: '/departments', shows: 'title', sends: ['id'] },
+	},
 };
 
 function term(field: string, value: string) {
@@ -210,6 +221,24 @@ const CLEVELAND: Museum = {
 		createdBefore: (v) => ({ created_before: v }),
 		publicDomainOnly: () => ({ cc0: '1' }),
 	},
+	// the API lists neither, its documentation does ("Southeast Asian": the newer appendix's and records' spelling)
+	lists: {
+		classification: (
+			'Amulets|Apparatus|Arms and Armor|Basketry|Book Binding|Bound Volume|Calligraphy|Carpet|Ceramic|Coins|' +
+			'Cosmetic Objects|Drawing|Embroidery|Enamel|Forgery|Frame|Funerary Equipment|Furniture and woodwork|Garment|' +
+			'Glass|Glyptic|Illumination|Implements|Inlays|Ivory|Jade|Jewelry|Knitting|Lace|Lacquer|Leather|Linoleum Block|' +
+			'Lithographic Stone|Manuscript|Metalwork|Miniature|Miscellaneous|Mixed Media|Monotype|Mosaic|Musical Instrument|' +
+			'Netsuke|Painting|Papyri|Photograph|Plaque|Plate|Portfolio|Portrait Miniature|Print|Relief|Rock crystal|Rubbing|' +
+			'Sampler|Scarabs|Sculpture|Seals|Silver|Spindle Whorl|Stencil|Stone|Tapestry|Textile|Time-based Media|Tool|' +
+			'Velvet|Vessels|Wood|Woodblock'
+		).split('|'),
+		department: (
+			'African Art|American Painting and Sculpture|Art of the Americas|Chinese Art|Contemporary Art|' +
+			'Decorative Art and Design|Drawings|Egyptian and Ancient Near Eastern Art|European Painting and Sculpture|' +
+			'Greek and Roman Art|Indian and Southeast Asian Art|Islamic Art|Japanese Art|Korean Art|Medieval Art|' +
+			'Modern European Painting and Sculpture|Oceania|Performing Arts, Music, & Film|Photography|Prints|Textiles'
+		).split('|'),
+	},
 };
 
 // ------------------------------------------------------------------------------------------------ Harvard
@@ -225,6 +254,20 @@ const HARVARD: Museum = {
 	simplify: (record) => simplified(simplifyHarvard(record)),
 	image: harvardImage,
 	options: ['sort', 'sortOrder', 'filterNames'],
+};
+
+/**
+ * Harvard's lists, for a style whose entry says the service keeps them: a classification goes as its ID (Harvard
+ * matches it more reliably than a name), a period as its name (the form Harvard documents).
+ */
+export const HARVARD_LISTS: Record<string, List> = {
+	classification: {
+		path: '/classification',
+		shows: 'name',
+		sends: ['id', 'classificationid'],
+		qs: { sort: 'name' },
+	},
+	period: { path: '/period', shows: 'name', qs: { sort: 'name' } },
 };
 
 const MUSEUMS: Record<string, Museum> = {

@@ -9,7 +9,14 @@ import type { Page } from 'puppeteer-core';
 import { fail, sleep, waitFor } from '../e2e/checks';
 import type { Rest } from '../e2e/instance';
 import { freePort } from '../e2e/n8n';
-import { type MuseumServer, loadMuseumRecords, startHarvardServer } from '../../test/servers';
+import {
+	AIC_DEPARTMENT_TERMS,
+	type MuseumServer,
+	loadAicArtworks,
+	loadMuseumRecords,
+	startAicServer,
+	startHarvardServer,
+} from '../../test/servers';
 import { CREDENTIAL_TYPE, PACKAGE, credentialData } from '../e2e/scenarios';
 import { type Ctx, consoleSince, shot } from './checks';
 import * as ed from './editor';
@@ -256,4 +263,71 @@ export async function featurePanels(ctx: Ctx, rest: Rest): Promise<void> {
 			return [`"${result.text}"`];
 		},
 	);
+}
+
+/** Department's From List for an Art Institute of Chicago credential: AIC's GET /departments, no key sent. */
+export async function aicDepartmentPanel(ctx: Ctx, rest: Rest): Promise<void> {
+	const { page, check, base } = ctx;
+	const aic = await startAicServer({ artworks: loadAicArtworks({ source: 'fixture' }) });
+	try {
+		const name = 'Triptych (UI, AIC)';
+		const created = await rest.call('POST', '/rest/credentials', {
+			name,
+			type: CREDENTIAL_TYPE,
+			data: { ...credentialData(ctx.services, 'main'), museumUrl: aic.apiUrl, museumApi: 'artic' },
+		});
+		const id: string = created.json?.data?.id ?? fail(`creating the credential: ${created.status}`);
+		const workflow = await rest.call('POST', '/rest/workflows', {
+			name: 'Museum on AIC',
+			nodes: [
+				{
+					id: 'Search AIC',
+					name: 'Search AIC',
+					type: `${PACKAGE}.museumObjectSearch`,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { filters: { department: { __rl: true, mode: 'list', value: '' } } },
+					credentials: { triptychApi: { id, name } },
+				},
+			],
+			connections: {},
+			settings: {},
+		});
+		const workflowId: string =
+			workflow.json?.data?.id ?? fail(`creating the workflow: ${workflow.status}`);
+		await check(
+			"Museum Object Search (AIC API): Department's From List shows AIC's departments",
+			async () => {
+				const from = ctx.entries.length;
+				await page.goto(`${base}/workflow/${workflowId}`, { waitUntil: 'domcontentloaded' });
+				await ed.openNdv(page, 'Search AIC');
+				aic.reset();
+				await ed.tap(
+					page,
+					`${rlc('department')} [data-test-id="rlc-input"]`,
+					() => 'no Department locator input (is Filters → Department shown?)',
+				);
+				const items = await waitFor('the Department list', 15_000, async () => {
+					const shown = await listed(page);
+					return shown.length ? shown : undefined;
+				}).catch(async (error: Error) => {
+					await ed.closeNdv(page).catch(() => undefined);
+					const asked = aic.requests.map((r) => r.path).join(', ') || 'nothing';
+					return fail(`${error.message}; AIC got ${asked}`);
+				});
+				const asked = aic.requests.map((r) => r.path);
+				await page.keyboard.press('Escape');
+				await ed.closeNdv(page);
+				if (!asked.includes('/api/v1/departments'))
+					fail(`AIC got ${asked.join(', ') || 'nothing'}, no GET /departments`);
+				if (aic.requests.some((r) => r.headers.authorization) || aic.keySeen(ctx.services.apiKey))
+					fail('the key reached AIC');
+				const missing = AIC_DEPARTMENT_TERMS.filter((t) => !items.includes(t.title));
+				if (missing.length) fail(`the list lacks ${missing.map((t) => t.title).join(', ')}`);
+				return [`${items.length} entries: ${items.join(' | ')}`, ...consoleSince(ctx, from)];
+			},
+		);
+	} finally {
+		await aic.close();
+	}
 }

@@ -1,15 +1,28 @@
 /**
- * The editor's lists (Get's Object, the Classification and Period filters) against services that answer oddly: what
- * an entry may carry into the editor (which saves a picked entry in the workflow and opens its link), how much a
- * list holds, and that a list's requests take the nodes' road (the key, the envelope, the shared pause).
+ * The editor's lists (Get's Object, the Classification, Period and Department filters) against services that answer
+ * oddly: what an entry may carry into the editor (which saves a picked entry in the workflow and opens its link), how
+ * much a list holds, and that a list's requests take the nodes' road (the key, the envelope, the shared pause). Then
+ * the open museums' own lists on their stand-ins: what each list shows, and that a picked entry filters a search.
  */
 import * as http from 'node:http';
 import type { IDataObject } from 'n8n-workflow';
 import type { AddressInfo } from 'node:net';
 
 import { listSearch } from '../harness/loadOptions';
-import { testCredential } from '../harness/engine';
-import { jsonOf, runSearch } from './setup';
+import { testCredential, useServer } from '../harness/engine';
+import {
+	AIC_ARTWORK_TYPES,
+	AIC_DEPARTMENT_TERMS,
+	type AicTerm,
+	aicArtworksFrom,
+	clevelandArtworksFrom,
+	generateMuseumRecords,
+	loadAicArtworks,
+	loadClevelandArtworks,
+	startAicServer,
+	startClevelandServer,
+} from '../servers';
+import { NODE, jsonOf, runSearch } from './setup';
 
 const KEY = 'picker-key-5f3a9c2e71';
 
@@ -262,4 +275,192 @@ test('Return All: a next link back to a page already read ends the search after 
 	expect(result.workflowError).toBeUndefined();
 	expect(jsonOf(result).map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, n) => n + 1));
 	expect(service.requests.map((r) => r.searchParams.get('page'))).toEqual(['1', '2', '1']);
+});
+
+test.each(['harvard', 'generic'])(
+	'Department From List (%s style): the service has no such filter, and the error says so',
+	async (museumApi) => {
+		const name = museumApi === 'harvard' ? 'Harvard Art Museums API' : 'Generic';
+		await expect(search('departments', '', undefined, { ...harvard(), museumApi })).rejects.toThrow(
+			`This museum service (${name} style) has no Department filter: remove it`,
+		);
+		expect(service.requests).toHaveLength(0);
+	},
+);
+
+const locator = (mode: string, value: string) => ({ __rl: true, mode, value });
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+describe('Art Institute of Chicago API: its own lists', () => {
+	const ALL = [
+		...loadAicArtworks({ source: 'fixture' }),
+		...aicArtworksFrom(generateMuseumRecords(300)),
+	];
+	const aic = useServer(() => startAicServer({ artworks: ALL }));
+	const credentials = () => ({ apiKey: KEY, museumUrl: aic.apiUrl, museumApi: 'artic' });
+	const list = (method: string, filter?: string, token?: string) =>
+		listSearch('museumObjectSearch', method, credentials(), filter, token);
+	const entries = (terms: AicTerm[]) =>
+		terms.map((t) => ({ name: t.title, value: String(t.id) })).sort(byName);
+	/** Every list request: keyless, one page of at most 100 */
+	function keyless() {
+		expect(aic.keySeen(KEY)).toBe(false);
+		for (const r of aic.requests) {
+			expect(r.headers.authorization).toBeUndefined();
+			expect(r.query).toMatchObject({ limit: '100' });
+		}
+	}
+	const filtered = async (filters: IDataObject) => {
+		aic.reset();
+		const result = await runSearch(
+			{ returnAll: true, filters, output: 'raw' },
+			{ museumUrl: aic.apiUrl, credentials: { ...credentials() } },
+		);
+		expect(result.error(NODE)).toBeUndefined();
+		return { query: aic.requests[0].query, ids: jsonOf(result).map((r) => r.id) };
+	};
+
+	test('Department: GET /departments, by name, the department ID as value; a picked one filters', async () => {
+		const { results } = await list('departments');
+		expect(results).toEqual(entries(AIC_DEPARTMENT_TERMS));
+		expect(aic.requests.map((r) => [r.path, r.query])).toEqual([
+			['/api/v1/departments', { limit: '100', page: '1' }],
+		]);
+		keyless();
+		expect((await list('departments', ' ASIA ')).results).toEqual([
+			{ name: 'Arts of Asia', value: 'PC-7' },
+		]);
+		const picked = await filtered({ department: locator('list', 'PC-7') });
+		expect(picked.query).toMatchObject({ 'query[bool][filter][0][term][department_id]': 'PC-7' });
+		const asia = ALL.filter((a) => a.department_id === 'PC-7').map((a) => a.id);
+		expect(asia.length).toBeGreaterThan(1);
+		expect(picked.ids.sort()).toEqual(asia.sort());
+		// By Name, and a value saved before Department had From List (a plain string), still filter by title
+		for (const department of [locator('name', 'Arts of Asia'), 'Arts of Asia']) {
+			const named = await filtered({ department });
+			expect(named.query).toMatchObject({
+				'query[bool][filter][0][term][department_title.keyword]': 'Arts of Asia',
+			});
+			expect(named.ids.sort()).toEqual(asia.sort());
+		}
+	});
+
+	test('Classification: GET /artwork-types, the type ID as value; a picked one filters', async () => {
+		const { results } = await list('classifications');
+		expect(results).toEqual(entries(AIC_ARTWORK_TYPES));
+		expect(aic.requests.map((r) => r.path)).toEqual(['/api/v1/artwork-types']);
+		keyless();
+		const prints = await list('classifications', 'print');
+		expect(prints.results).toEqual([{ name: 'Print', value: '18' }]);
+		const picked = await filtered({ classification: locator('list', '18') });
+		expect(picked.query).toMatchObject({ 'query[bool][filter][0][term][artwork_type_id]': '18' });
+		const expected = ALL.filter((a) => a.artwork_type_id === 18).map((a) => a.id);
+		expect(expected.length).toBeGreaterThan(1);
+		expect(picked.ids.sort()).toEqual(expected.sort());
+	});
+
+	test('Period: AIC is searched by style name, but From List says there is no list, before any request', async () => {
+		await expect(list('periods')).rejects.toThrow(
+			'This museum service (Art Institute of Chicago API style) keeps no list of periods: choose By Name and type one',
+		);
+		expect(aic.requests).toHaveLength(0);
+	});
+
+	test('a long list: pages of limit 100 by page; typed text looked for on every page (bounded)', async () => {
+		const types = Array.from({ length: 250 }, (_, n) => ({
+			...AIC_ARTWORK_TYPES[0],
+			id: n + 100,
+			title: `Type ${n + 100}`,
+			updated_at: `2024-01-01T00:00:${String(n % 60).padStart(2, '0')}-05:00`,
+		}));
+		const long = await startAicServer({ artworks: ALL.slice(0, 5), artworkTypes: types });
+		try {
+			const at = { ...credentials(), museumUrl: long.apiUrl };
+			const read = (filter?: string, token?: string) =>
+				listSearch('museumObjectSearch', 'classifications', at, filter, token);
+			const first = await read();
+			expect(first.results).toHaveLength(100);
+			expect(first.paginationToken).toBe('2');
+			const third = await read(undefined, '3');
+			expect(third.results).toHaveLength(50);
+			expect(third.paginationToken).toBeUndefined();
+			const shown = [first, await read(undefined, '2'), third].flatMap((p) => p.results);
+			expect(new Set(shown.map((e) => e.value)).size).toBe(250);
+			long.reset();
+			const typed = await read('type 24');
+			const wanted = types.filter((t) => t.title.startsWith('Type 24'));
+			expect(typed).toEqual({ results: entries(wanted) });
+			expect(long.requests.map((r) => [r.query.limit, r.query.page])).toEqual([
+				['100', '1'],
+				['100', '2'],
+				['100', '3'],
+			]);
+		} finally {
+			await long.close();
+		}
+	});
+});
+
+describe('Cleveland Museum of Art Open Access API: its documented lists', () => {
+	const ALL = [
+		...loadClevelandArtworks({ source: 'fixture' }),
+		...clevelandArtworksFrom(generateMuseumRecords(250)),
+	];
+	const cma = useServer(() => startClevelandServer({ artworks: ALL }));
+	const credentials = () => ({ apiKey: KEY, museumUrl: cma.apiUrl, museumApi: 'cleveland' });
+	const list = (method: string, filter?: string) =>
+		listSearch('museumObjectSearch', method, credentials(), filter);
+
+	test("Department and Classification: the documentation's constants, without a request", async () => {
+		const departments = (await list('departments')).results;
+		expect(departments).toHaveLength(21);
+		expect(departments).toContainEqual({ name: 'Prints', value: 'Prints' });
+		expect(departments).toContainEqual({
+			name: 'Performing Arts, Music, & Film',
+			value: 'Performing Arts, Music, & Film',
+		});
+		const types = (await list('classifications')).results;
+		expect(types).toHaveLength(69);
+		expect([...types].sort(byName)).toEqual(types);
+		expect((await list('classifications', 'photo')).results).toEqual([
+			{ name: 'Photograph', value: 'Photograph' },
+		]);
+		expect((await list('departments', 'PAINTING')).results.map((e) => e.name)).toEqual([
+			'American Painting and Sculpture',
+			'European Painting and Sculpture',
+			'Modern European Painting and Sculpture',
+		]);
+		expect(cma.requests).toHaveLength(0);
+	});
+
+	test('picked Department and Classification go as department and type, keyless, and filter', async () => {
+		const filters = {
+			department: locator('list', 'Prints'),
+			classification: locator('list', 'Print'),
+		};
+		const result = await runSearch(
+			{ returnAll: true, filters, output: 'raw' },
+			{ museumUrl: cma.apiUrl, credentials: credentials() },
+		);
+		expect(result.error(NODE)).toBeUndefined();
+		expect(cma.requests[0].query).toMatchObject({ department: 'Prints', type: 'Print' });
+		for (const r of cma.requests) {
+			expect(r.headers.authorization).toBeUndefined();
+			expect(JSON.stringify([r.path, r.query])).not.toContain(KEY);
+		}
+		const expected = ALL.filter((a) => a.department === 'Prints' && a.type === 'Print');
+		expect(expected.length).toBeGreaterThan(1);
+		expect(
+			jsonOf(result)
+				.map((r) => r.id)
+				.sort(),
+		).toEqual(expected.map((a) => a.id).sort());
+	});
+
+	test('Period: Cleveland has no such filter, and From List says so', async () => {
+		await expect(list('periods')).rejects.toThrow(
+			'This museum service (Cleveland Museum of Art Open Access API style) has no Period filter: remove it',
+		);
+		expect(cma.requests).toHaveLength(0);
+	});
 });

@@ -10,6 +10,8 @@
  * - GET /api/v1/artworks: `page`, `limit` (default 12, `0` is 12, over 100 → 403), `ids` (≤ 100, no pagination block),
  *   `fields`; ordered by updated_at desc then id desc; prev_url/next_url carry every other parameter.
  * - GET /api/v1/artworks/{id}: {data, info, config}; 400 "Invalid syntax" unless a positive integer, 404 "Not found".
+ * - GET /api/v1/artwork-types and /api/v1/departments (the pickers' lists, §8): listings as /artworks is (`page`,
+ *   `limit`, prev_url/next_url, the same envelope), of the types and top-level departments the reference names.
  * - GET /iiif/2/{image_id}/full/{W,|!W,H}/0/default.jpg: a JPEG of that size; no upscaling past the master image and
  *   nothing wider than 843 px for works that are not public domain (403); unknown images 404.
  * - Laravel's habits: `\/` and `\uXXXX` escapes, a trailing newline, ETag/304, 301 on a trailing slash, 405 off
@@ -65,7 +67,14 @@ export interface AicServerOptions {
 	iiifUrl?: string;
 	/** info.version (opaque; 1.13 to 1.16 have been seen). */
 	version?: string;
+	/** GET /artwork-types; default: the types the reference names (AIC_ARTWORK_TYPES). */
+	artworkTypes?: AicTerm[];
+	/** GET /departments; default: the top-level departments the reference names (AIC_DEPARTMENT_TERMS). */
+	departments?: AicTerm[];
 }
+
+/** An artwork type or category term as the listings answer it (api_link is set to this server). */
+export type AicTerm = { id: number | string; title: string; [field: string]: unknown };
 
 export interface AicServer extends TestServer<AicMode> {
 	/** What a client takes as the API's base: `${url}/api/v1`. */
@@ -114,6 +123,50 @@ const AIC_DEPARTMENTS: Record<string, string> = {
 	'Painting and Sculpture of Europe': 'PC-10',
 	'Prints and Drawings': 'PC-13',
 };
+/** The artwork types the reference names (§8; the other ~31 of the 44 were not seen), as GET /artwork-types lists them. */
+export const AIC_ARTWORK_TYPES: AicTerm[] = (
+	[
+		[1, 'Painting', 300033618],
+		[2, 'Photograph', 300046300],
+		[3, 'Sculpture', 300301253],
+		[4, 'Icon', null],
+		[5, 'Textile', 300014063],
+		[6, 'Furniture', null],
+		[7, 'Mask', null],
+		[8, 'Decorative Arts', null],
+		[10, 'Audio-Video', null],
+		[11, 'Book', null],
+		[14, 'Drawing and Watercolor', null],
+		[18, 'Print', null],
+		[23, 'Vessel', null],
+	] as const
+).map(([id, title, aat]) => ({
+	id,
+	api_model: 'artwork-types',
+	api_link: '',
+	title,
+	aat_id: aat,
+	source_updated_at: '2019-05-08T19:03:58-05:00',
+	updated_at: timestampOf(`type:${id}`),
+	timestamp: '2025-02-09T02:09:10-06:00',
+}));
+
+/** The top-level departments (category terms of subtype department, no parent) the reference names with their IDs. */
+export const AIC_DEPARTMENT_TERMS: AicTerm[] = Object.entries(AIC_DEPARTMENTS).map(
+	([title, id]) => ({
+		id,
+		api_model: 'category-terms',
+		api_link: '',
+		title,
+		subtype: 'department',
+		parent_id: null,
+		aat_id: null,
+		source_updated_at: '2020-09-15T12:08:47-05:00',
+		updated_at: timestampOf(`department:${id}`),
+		timestamp: '2025-02-09T02:09:10-06:00',
+	}),
+);
+
 const DEPARTMENT_OF_CLASS: Record<string, string> = {
 	Paintings: 'Painting and Sculpture of Europe',
 	Sculpture: 'Painting and Sculpture of Europe',
@@ -695,7 +748,7 @@ function sortKeys(sort: unknown): Array<[string, 1 | -1]> {
 	return out;
 }
 
-function pick(a: AicArtwork, fields: string[] | undefined): Record<string, unknown> {
+function pick(a: Record<string, unknown>, fields: string[] | undefined): Record<string, unknown> {
 	if (!fields) return a;
 	// the transformer's own field order; names it does not know are dropped
 	return Object.fromEntries(
@@ -760,8 +813,9 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 
 			const route = url.pathname.replace(/\/+$/, '');
 			const m = /^\/api\/v1\/artworks(?:\/([^/]+))?$/.exec(route);
-			if (!m) return aicError(AIC_ERRORS.generic(404));
-			const search = m[1] === 'search';
+			const terms = /^\/api\/v1\/(artwork-types|departments)$/.exec(route)?.[1];
+			if (!m && !terms) return aicError(AIC_ERRORS.generic(404));
+			const search = m?.[1] === 'search';
 			if (method !== 'GET' && method !== 'HEAD' && method !== 'POST')
 				return aicError(AIC_ERRORS.methodNotAllowed);
 
@@ -778,8 +832,9 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 			}
 
 			let reply: Reply;
-			if (search) reply = searchArtworks(input, signedIn);
-			else if (m[1] !== undefined) reply = showArtwork(m[1], input);
+			if (terms) reply = listing(terms, [...lists[terms]].sort(byLastMod), input, signedIn);
+			else if (search) reply = searchArtworks(input, signedIn);
+			else if (m?.[1] !== undefined) reply = showArtwork(m[1], input);
 			else reply = listArtworks(input, signedIn);
 			const etag = reply.headers?.etag;
 			if (reply.status === 200 && etag && req.headers['if-none-match'] === etag)
@@ -789,6 +844,12 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 	});
 	apiUrl = `${server.url}/api/v1`;
 	iiifUrl = options.iiifUrl?.replace(/\/+$/, '') ?? `${server.url}/iiif/2`;
+	const linked = (resource: string, terms: AicTerm[]) =>
+		terms.map((t) => ({ ...t, api_link: `${apiUrl}/${resource}/${t.id}` }));
+	const lists: Record<string, AicTerm[]> = {
+		'artwork-types': linked('artwork-types', options.artworkTypes ?? AIC_ARTWORK_TYPES),
+		departments: linked('category-terms', options.departments ?? AIC_DEPARTMENT_TERMS),
+	};
 	for (const [order, a] of source.entries()) {
 		const artwork = { ...a, api_link: `${apiUrl}/artworks/${a.id}` } as AicArtwork;
 		artworks.push(artwork);
@@ -896,8 +957,8 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 	}
 
 	const validId = (id: unknown) => /^\d+$/.test(String(id).trim()) && Number(id) > 0;
-	const byLastMod = (a: AicArtwork, b: AicArtwork) =>
-		String(b.updated_at ?? '').localeCompare(String(a.updated_at ?? '')) || b.id - a.id;
+	const byLastMod = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+		String(b.updated_at ?? '').localeCompare(String(a.updated_at ?? '')) || compare(b.id, a.id);
 
 	function showArtwork(id: string, input: Input): Reply {
 		if (!validId(id)) return aicError(AIC_ERRORS.invalidSyntax);
@@ -918,17 +979,26 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 				.sort(byLastMod);
 			return laravel(200, { data: found.map((a) => pick(a, fields)), ...envelope() });
 		}
+		return listing('artworks', [...artworks].sort(byLastMod), input, signedIn);
+	}
+
+	/** A database listing (BaseController::collect): `limit` default 12, `page`, links carrying every other parameter. */
+	function listing(
+		resource: string,
+		all: Array<Record<string, unknown>>,
+		input: Input,
+		signedIn: boolean,
+	): Reply {
 		const limitIn = phpTruthy(input.limit) ? phpInt(input.limit) : 12;
 		if (!signedIn && limitIn > AIC_LIMIT_MAX) return aicError(AIC_ERRORS.invalidLimit);
 		const limit = limitIn > 0 ? limitIn : 12;
 		const pageIn = phpInt(input.page);
 		const page = /^\s*\d+\s*$/.test(String(input.page ?? '')) && pageIn >= 1 ? pageIn : 1;
-		const all = [...artworks].sort(byLastMod);
 		const total = all.length;
 		const lastPage = Math.max(Math.ceil(total / limit), 1);
 		const rest = Object.fromEntries(Object.entries(input).filter(([k]) => k !== 'page'));
 		const others = httpBuildQuery(rest).join('&');
-		const link = (p: number) => `${apiUrl}/artworks?page=${p}${others ? `&${others}` : ''}`;
+		const link = (p: number) => `${apiUrl}/${resource}?page=${p}${others ? `&${others}` : ''}`;
 		const { info, config } = envelope();
 		return laravel(200, {
 			pagination: {
@@ -940,7 +1010,9 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 				...(page > 1 ? { prev_url: link(page - 1) } : {}),
 				...(page < lastPage ? { next_url: link(page + 1) } : {}),
 			},
-			data: all.slice((page - 1) * limit, page * limit).map((a) => pick(a, fields)),
+			data: all
+				.slice((page - 1) * limit, page * limit)
+				.map((a) => pick(a, fieldList(input.fields))),
 			info,
 			config,
 		});

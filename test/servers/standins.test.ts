@@ -1,6 +1,8 @@
 /** The AIC and Cleveland stand-ins behave as ../shared/reference/{aic,cleveland}-api.md say the real APIs do. */
 import { useServer } from '../harness/engine';
 import {
+	AIC_ARTWORK_TYPES,
+	AIC_DEPARTMENT_TERMS,
 	AIC_ERRORS,
 	type AicArtwork,
 	type ClevelandArtwork,
@@ -297,6 +299,33 @@ describe('AIC stand-in', () => {
 		const big = await get(`${aic.apiUrl}/artworks?limit=101`);
 		expect([big.status, big.json()]).toEqual([403, AIC_ERRORS.invalidLimit]);
 	});
+
+	test.each([
+		['artwork-types', AIC_ARTWORK_TYPES, ['id', 'api_model', 'api_link', 'title', 'aat_id']],
+		['departments', AIC_DEPARTMENT_TERMS, ['id', 'api_model', 'api_link', 'title', 'subtype']],
+	])(
+		'the %s picker list: a listing with its envelope, limit at most 100',
+		async (name, terms, keys) => {
+			const all = await (await get(`${aic.apiUrl}/${name}?limit=100`)).json<ListPage>();
+			expect(Object.keys(all)).toEqual(['pagination', 'data', 'info', 'config']);
+			expect(all.pagination).toEqual({
+				total: terms.length,
+				limit: 100,
+				offset: 0,
+				total_pages: 1,
+				current_page: 1,
+			});
+			expect(all.data.map((t) => t.id).sort()).toEqual(terms.map((t) => t.id).sort());
+			const [first] = all.data as unknown as Array<Record<string, unknown>>;
+			expect(Object.keys(first).slice(0, keys.length)).toEqual(keys);
+			const model = name === 'departments' ? 'category-terms' : name;
+			expect(first.api_link).toBe(`${aic.apiUrl}/${model}/${String(first.id)}`);
+			const small = await (await get(`${aic.apiUrl}/${name}?limit=2`)).json<ListPage>();
+			expect(small.pagination.next_url).toBe(`${aic.apiUrl}/${name}?page=2&limit=2`);
+			const big = await get(`${aic.apiUrl}/${name}?limit=101`);
+			expect([big.status, big.json()]).toEqual([403, AIC_ERRORS.invalidLimit]);
+		},
+	);
 
 	test('ids=: no pagination block, unknown ids dropped, ordered by last change; over 100 ids is a 403', async () => {
 		const some = [AIC_OWN[0].id, 999_999, AIC_OWN[3].id, AIC_OWN[1].id];
