@@ -4,10 +4,10 @@
  * installed once into ~/.cache/triptych-e2e; the packed package installed into a private user folder as n8n's
  * community-package installer does; the loopback services; `n8n import:credentials` and `import:workflow` (the
  * example workflows, a scheduled copy, the hostile ones), `n8n execute` of each with its output and what the
- * services received checked; n8n's SSRF protection (an execute with it on, then with loopback allowed); then
+ * services received checked; Museum Object Search's keyless styles (AIC, Cleveland) against their stand-ins; n8n's SSRF protection (an execute with it on, then with loopback allowed); then
  * `n8n start`: the node list, the credential test endpoint, n8n's log, the scheduler, and Stop. Options:
  * --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --only=ssrf,server (some of the phases after the import: scenarios,
- * features, hostile, ssrf, server), --keep (keep .tmp/e2e).
+ * features, museums, hostile, ssrf, server), --keep (keep .tmp/e2e).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +29,14 @@ import {
 	startFeatureServices,
 } from './e2e/features';
 import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import {
+	type MuseumRunDocument,
+	type MuseumStandIns,
+	museumCredentials,
+	museumPhase,
+	museumWorkflows,
+	startMuseumStandIns,
+} from './e2e/museums';
 import { hasSsrfProtection, ssrfPhase, ssrfWorkflows } from './e2e/ssrf';
 import { credentialTestMessage, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import {
@@ -62,7 +70,7 @@ const SCHEDULED = { id: 'e2eScheduled0001', scenario: 'tag-digest', seconds: 3 }
 
 const checks = new Checks('  ');
 
-const PHASES = ['scenarios', 'features', 'hostile', 'ssrf', 'server'] as const;
+const PHASES = ['scenarios', 'features', 'museums', 'hostile', 'ssrf', 'server'] as const;
 type Phase = (typeof PHASES)[number];
 
 // ------------------------------------------------------------------------------------------------ n8n commands
@@ -157,6 +165,7 @@ async function runVersion(
 	tarball: string,
 	services: Services,
 	features: FeatureServices,
+	museums: MuseumStandIns,
 	phases: readonly Phase[],
 ): Promise<void> {
 	const check: Check = (name, body) => checks.run(`n8n ${version}`, name, body);
@@ -177,20 +186,21 @@ async function runVersion(
 	const cli = prepared;
 
 	const imported = await check('n8n import:credentials and import:workflow', async () => {
-		const credentials = (Object.keys(CREDENTIALS) as Array<keyof typeof CREDENTIALS>).map(
-			(kind) => ({
-				...CREDENTIALS[kind],
-				type: CREDENTIAL_TYPE,
-				data:
-					kind === 'quotesKeyed'
-						? { ...credentialData(services, 'main'), sendKeyToQuotes: true }
-						: credentialData(services, kind),
-			}),
-		);
-		credentials.push(...featureCredentials(services, features));
+		const credentials: Array<{ id: string; name: string; type: string; data: object }> = (
+			Object.keys(CREDENTIALS) as Array<keyof typeof CREDENTIALS>
+		).map((kind) => ({
+			...CREDENTIALS[kind],
+			type: CREDENTIAL_TYPE,
+			data:
+				kind === 'quotesKeyed'
+					? { ...credentialData(services, 'main'), sendKeyToQuotes: true }
+					: credentialData(services, kind),
+		}));
+		credentials.push(...featureCredentials(services, features), ...museumCredentials(museums));
 		const workflows = [
 			...SCENARIOS.map((scenario) => staged(scenario)),
 			...featureWorkflows(CREDENTIALS.main),
+			...museumWorkflows(),
 			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
 			...hostileWorkflows(CREDENTIALS),
 			...ssrfWorkflows(CREDENTIALS.main),
@@ -254,6 +264,25 @@ async function runVersion(
 				if (result.code !== 0)
 					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
 				return viewOfRun(parseRawOutput(result.stdout));
+			},
+		});
+	if (phases.includes('museums'))
+		await museumPhase({
+			standIns: museums,
+			check,
+			instance: cli,
+			otherKey: services.apiKey,
+			async run(id) {
+				const result = await execute(id);
+				noLoadProblems(result.output);
+				if (result.code !== 0)
+					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+				const document = parseRawOutput<MuseumRunDocument & Parameters<typeof viewOfRun>[0]>(
+					result.stdout,
+				);
+				const view = viewOfRun(document);
+				view.binaryBytes = binaryReader(cli.userFolder);
+				return { view, document, ms: result.ms };
 			},
 		});
 	if (phases.includes('hostile'))
@@ -419,20 +448,23 @@ async function main(): Promise<number> {
 		return checks.summary();
 	const services = await startServices();
 	const features = await startFeatureServices(services.apiKey);
+	const museums = await startMuseumStandIns();
 	log(
-		`  services: museum ${services.museum.url}, images ${services.images.url}, quotes ${services.quotes.url}, trigger ${services.trigger.url}, failing ${services.failing.url}`,
+		`  services: museum ${services.museum.url}, images ${services.images.url}, quotes ${services.quotes.url}, trigger ${services.trigger.url}, failing ${services.failing.url}, AIC ${museums.aic.apiUrl}, Cleveland ${museums.cleveland.apiUrl}`,
 	);
 	try {
 		for (const version of versions) {
-			await runVersion(version, tarball, services, features, phases).catch((error: Error) =>
-				checks.run(`n8n ${version}`, 'run', () =>
-					Promise.reject(new Error(error.stack ?? String(error))),
-				),
+			await runVersion(version, tarball, services, features, museums, phases).catch(
+				(error: Error) =>
+					checks.run(`n8n ${version}`, 'run', () =>
+						Promise.reject(new Error(error.stack ?? String(error))),
+					),
 			);
 		}
 	} finally {
 		await services.close();
 		await features.close();
+		await museums.close();
 		killAll();
 		// a version's user folder (logs: n8n-cli.log, n8n-start.log) stays when one of its checks failed
 		for (const version of versions) {
