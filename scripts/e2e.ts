@@ -28,7 +28,7 @@ import {
 	featureWorkflows,
 	startFeatureServices,
 } from './e2e/features';
-import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import { type Env, type Rest, pack, prepare, startN8n, writeJson } from './e2e/instance';
 import {
 	type MuseumRunDocument,
 	type MuseumStandIns,
@@ -266,8 +266,10 @@ async function runVersion(
 				return viewOfRun(parseRawOutput(result.stdout));
 			},
 		});
+	/** The museum phase's credential Test and request-log checks, run in the server phase's n8n when it starts one */
+	let museumsLast: ((app?: { rest: Rest }) => Promise<void>) | undefined;
 	if (phases.includes('museums'))
-		await museumPhase({
+		museumsLast = await museumPhase({
 			standIns: museums,
 			check,
 			instance: cli,
@@ -298,10 +300,22 @@ async function runVersion(
 			execute: (id, env) => execute(id, false, env),
 			parse: parseRawOutput,
 		});
-	if (phases.includes('server')) await serverPhase(cli, services, check);
+	const lastMuseumChecks = (app?: { rest: Rest }) => {
+		const last = museumsLast;
+		museumsLast = undefined;
+		return last?.(app);
+	};
+	if (phases.includes('server')) await serverPhase(cli, services, check, lastMuseumChecks);
+	await lastMuseumChecks();
 }
 
-async function serverPhase(env: Env, services: Services, check: Check): Promise<void> {
+async function serverPhase(
+	env: Env,
+	services: Services,
+	check: Check,
+	/** Checks of an earlier phase that need a running n8n (they start their own when they do not run here) */
+	inRunningN8n: (app: { rest: Rest }) => Promise<void> | undefined,
+): Promise<void> {
 	let n8nApp = undefined as Awaited<ReturnType<typeof startN8n>> | undefined;
 	await check('n8n start (scheduled workflow published), owner setup, login', async () => {
 		for (const id of [SCHEDULED.id, STOP_WORKFLOW.id]) {
@@ -416,6 +430,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 			},
 		);
 		await stopChecks({ services, rest, check });
+		await inRunningN8n({ rest });
 	} finally {
 		await server.stop();
 	}

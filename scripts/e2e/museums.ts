@@ -1,10 +1,11 @@
 /**
  * Museum Object Search's keyless styles in the real n8n: the Art Institute of Chicago API and the Cleveland Museum of
  * Art Open Access API, each against its stand-in, with a credential whose API Key is empty. Per style a search with
- * Download Images and a Get by the object page's address; on AIC, Return All up to its 1,000-result cap; then the
- * credential Test of a started n8n for each. Last, every request either stand-in received in this phase: no
- * Authorization, no key in the query or path; AIC's API requests carry AIC-User-Agent.
+ * Download Images and a Get by the object page's address; on AIC, Return All up to its 1,000-result cap. Then, in the
+ * server phase's running n8n (or one started for it), the credential Test of each; last, every request either stand-in
+ * received: no Authorization, no key in the query or path; AIC's API requests carry AIC-User-Agent.
  */
+import { version } from '../../package.json';
 import {
 	type AicServer,
 	type ClevelandServer,
@@ -19,7 +20,7 @@ import {
 } from '../../test/servers';
 import { CREDENTIAL_TYPE, PACKAGE, type RunView, type WorkflowJson } from './scenarios';
 import { type Check, ensure, seconds } from './checks';
-import { type Env, startN8n } from './instance';
+import { type Env, type Rest, startN8n } from './instance';
 import { credentialTestMessage } from './n8n';
 
 type Credential = { id: string; name: string };
@@ -56,6 +57,9 @@ const AIC_GET = { id: 90044, page: 'https://www.artic.edu/artworks/90044/cats-on
 /** Cleveland's first five: works with web images and Copyrighted ones without */
 const CMA_LIMIT = 5;
 const CMA_GET = { accession: '2011.88', page: 'https://www.clevelandart.org/art/2011.88' };
+/** The one request each credential Test sends */
+const AIC_TEST = 'GET /api/v1/artworks/search?limit=1&fields=id';
+const CMA_TEST = 'GET /api/artworks/?limit=1';
 
 const SIMPLIFIED = [
 	'id',
@@ -188,7 +192,7 @@ export async function museumPhase(r: {
 	otherKey: string;
 	/** `n8n execute` of a workflow that succeeded: its run, the document n8n printed, the time it took */
 	run(id: string): Promise<{ view: RunView; document: MuseumRunDocument; ms: number }>;
-}): Promise<void> {
+}): Promise<(app?: { rest: Rest }) => Promise<void>> {
 	const { aic, cleveland } = r.standIns;
 	const testKey = 'museum-key-that-must+never/be-sent';
 	/** Every request either stand-in received in this phase, with the check it belongs to */
@@ -223,7 +227,10 @@ export async function museumPhase(r: {
 	const aicWork = (id: unknown) => aic.artworks.find((a) => a.id === id);
 	const cmaWork = (id: unknown) => cleveland.artworks.find((a) => a.id === id);
 
-	/** Simplified fields present, and what they say matches the stand-in's record. */
+	/**
+	 * Simplified fields present, and what they say matches the stand-in's record. Returns, for a record with an image,
+	 * the image's address on the stand-in and the name its JPEG carries (image_id, or the accession number).
+	 */
 	const simplified = (style: Style, json: Record<string, unknown>) => {
 		const missing = SIMPLIFIED.filter((field) => !(field in json));
 		ensure(!missing.length, `item ${json.id} lacks ${missing.join(', ')}: ${JSON.stringify(json)}`);
@@ -243,7 +250,8 @@ export async function museumPhase(r: {
 					: json.imageUrl === null,
 				`${json.id}: imageUrl ${JSON.stringify(json.imageUrl)} for image_id ${work.image_id}`,
 			);
-			return work.image_id ? `${aic.iiifUrl.replace(aic.url, '')}/${work.image_id}/` : undefined;
+			const iiif = `${aic.iiifUrl.replace(aic.url, '')}/${work.image_id}/`;
+			return work.image_id ? { path: iiif, name: work.image_id } : undefined;
 		}
 		const work = cmaWork(json.id);
 		ensure(work, `item ${json.id} is no work of the Cleveland stand-in`);
@@ -261,11 +269,11 @@ export async function museumPhase(r: {
 			web ? json.imageUrl === `${cleveland.cdnUrl}${web}` : json.imageUrl === null,
 			`${json.id}: imageUrl ${JSON.stringify(json.imageUrl)}`,
 		);
-		return web || undefined;
+		return web ? { path: web, name: work.accession_number } : undefined;
 	};
 
 	/**
-	 * Download Images: each item whose record has an image holds a JPEG in `data`, fetched from that image's address;
+	 * Download Images: each item whose record has an image holds that image's JPEG in `data`, fetched from its address;
 	 * an item without one holds no binary data. Returns "with image / without" counts.
 	 */
 	const images = (
@@ -293,10 +301,13 @@ export async function museumPhase(r: {
 				item.binary!.data.mimeType === 'image/jpeg',
 				`${item.json.id}: ${item.binary!.data.mimeType}`,
 			);
-			ensure(jpegSize(bytes), `${item.json.id}: the binary data is not the stand-in's JPEG`);
 			ensure(
-				asked.some((p) => p.startsWith(source)),
-				`${item.json.id}: no request for ${source} (asked: ${asked.join(', ')})`,
+				jpegSize(bytes) && bytes.toString('latin1').includes(`${source.name}@`),
+				`${item.json.id}: the binary data is not the stand-in's JPEG of ${source.name}`,
+			);
+			ensure(
+				asked.some((p) => p.startsWith(source.path)),
+				`${item.json.id}: no request for ${source.path} (asked: ${asked.join(', ')})`,
 			);
 		}
 		ensure(asked.length === withImage, `${asked.length} image requests for ${withImage} images`);
@@ -413,94 +424,94 @@ export async function museumPhase(r: {
 		];
 	});
 
-	await r.check(
-		'museum: the credential Test in n8n start, AIC and Cleveland with no key (and with one: never sent)',
-		async () => {
-			fresh();
-			const t0 = Date.now();
-			const { rest, server } = await startN8n(r.instance, 'E2e');
-			const lines = [`n8n start (listening after ${seconds(Date.now() - t0)})`];
-			try {
-				for (const style of ['aic', 'cleveland'] as const) {
-					const stand = style === 'aic' ? aic : cleveland;
-					for (const apiKey of ['', testKey]) {
-						stand.reset();
-						const data = museumData(r.standIns, style, apiKey);
-						const answer = await rest.call('POST', '/rest/credentials/test', {
-							credentials: { ...MUSEUM_CREDENTIALS[style], type: CREDENTIAL_TYPE, data },
-						});
-						ensure(
-							answer.status === 200,
-							`credentials/test answered ${answer.status}: ${answer.text}`,
-						);
-						const verdict = (answer.json?.data ?? answer.json) as {
-							status: string;
-							message: string;
-						};
-						const expected = credentialTestMessage(data, 200);
-						ensure(
-							verdict.status === 'OK' && verdict.message === expected,
-							`${style}, key "${apiKey}" → ${JSON.stringify(verdict)}, expected OK "${expected}"`,
-						);
-						const asked = stand.requests.map(request);
-						ensure(asked.length === 1, `${style}: the Test sent ${asked.join(', ') || 'nothing'}`);
-						seen.push(
-							...stand.requests.map((q) => ({
-								style,
-								during: `credential Test (${style})`,
-								request: q,
-							})),
-						);
-						if (apiKey === '')
-							lines.push(
-								`${MUSEUM_CREDENTIALS[style].name}: OK "${verdict.message}" (${asked[0]})`,
-							);
-					}
-				}
-				lines.push(`with an API Key filled in: OK too; the key reached neither stand-in`);
-				return lines;
-			} finally {
-				await server.stop();
+	const testCredentials = async (rest: Rest) => {
+		const lines: string[] = [];
+		for (const style of ['aic', 'cleveland'] as const) {
+			const stand = style === 'aic' ? aic : cleveland;
+			const probe = style === 'aic' ? AIC_TEST : CMA_TEST;
+			for (const apiKey of ['', testKey]) {
+				stand.reset();
+				const data = museumData(r.standIns, style, apiKey);
+				const answer = await rest.call('POST', '/rest/credentials/test', {
+					credentials: { ...MUSEUM_CREDENTIALS[style], type: CREDENTIAL_TYPE, data },
+				});
+				const during = `credential Test (${style}${apiKey ? ', a key filled in' : ''})`;
+				seen.push(...stand.requests.map((request) => ({ style, during, request })));
+				ensure(answer.status === 200, `credentials/test answered ${answer.status}: ${answer.text}`);
+				const verdict = (answer.json?.data ?? answer.json) as { status: string; message: string };
+				const expected = credentialTestMessage(data, 200);
+				ensure(
+					verdict.status === 'OK' && verdict.message === expected,
+					`${during} → ${JSON.stringify(verdict)}, expected OK "${expected}"`,
+				);
+				const asked = stand.requests.map(request);
+				ensure(
+					asked.length === 1 && asked[0] === probe,
+					`${during} sent ${asked.join(', ') || 'nothing'}, expected ${probe}`,
+				);
+				if (apiKey === '')
+					lines.push(`${MUSEUM_CREDENTIALS[style].name}: OK "${verdict.message}" (${probe})`);
 			}
-		},
-	);
+		}
+		lines.push('with an API Key filled in: OK too, the same one request each');
+		return lines;
+	};
 
-	await r.check(
-		'museum: no key reached the AIC or Cleveland stand-in; AIC got AIC-User-Agent',
-		async () => {
-			const secrets = [r.otherKey, testKey];
-			const leaks = seen
-				.map((s) => ({ ...s, problem: keyProblem(s.request, secrets) }))
-				.filter((s) => s.problem);
-			ensure(
-				!leaks.length,
-				leaks
-					.slice(0, 10)
-					.map((s) => `${s.style} (${s.during}) ${request(s.request)}: ${s.problem}`)
-					.join('\n'),
-			);
-			const aicApi = seen.filter((s) => s.style === 'aic' && s.request.path.startsWith('/api/'));
-			const agent = new RegExp(`^${PACKAGE}/\\d+\\.\\d+\\.\\d+`);
-			const without = aicApi.filter(
-				(s) => !agent.test(String(s.request.headers['aic-user-agent'])),
-			);
-			ensure(
-				!without.length,
-				`AIC API requests without AIC-User-Agent "${PACKAGE}/<version> …": ${without
-					.slice(0, 5)
-					.map(
-						(s) => `${request(s.request)} (${s.during}): ${s.request.headers['aic-user-agent']}`,
-					)}`,
-			);
-			const count = (style: Style) => seen.filter((s) => s.style === style).length;
-			const agents = new Set(aicApi.map((s) => s.request.headers['aic-user-agent']));
-			const iiif = seen.filter((s) => s.style === 'aic' && s.request.path.startsWith('/iiif/'));
-			const iiifAgent = iiif.filter((s) => s.request.headers['aic-user-agent'] !== undefined);
-			return [
-				`${count('aic')} requests at AIC, ${count('cleveland')} at Cleveland (API and images, runs and credential Tests): no Authorization, no key parameter or path, no credential's key`,
-				`AIC-User-Agent on all ${aicApi.length} AIC API requests: ${[...agents].join(' | ')}`,
-				`(the IIIF image host, asked without the API's headers: ${iiifAgent.length} of ${iiif.length} image requests carried it)`,
-			];
-		},
-	);
+	/** The credential Test and the check of every request: in the given running n8n, or in one started for them. */
+	return async (app?: { rest: Rest }) => {
+		await r.check(
+			'museum: the credential Test, AIC and Cleveland with no key (and with one: never sent)',
+			async () => {
+				fresh();
+				if (app) return testCredentials(app.rest);
+				const t0 = Date.now();
+				const { rest, server } = await startN8n(r.instance, 'E2e');
+				try {
+					const started = `n8n start (listening after ${seconds(Date.now() - t0)})`;
+					return [started, ...(await testCredentials(rest))];
+				} finally {
+					await server.stop();
+				}
+			},
+		);
+
+		await r.check(
+			'museum: no key reached the AIC or Cleveland stand-in; AIC got AIC-User-Agent',
+			async () => {
+				const secrets = [r.otherKey, testKey];
+				const leaks = seen
+					.map((s) => ({ ...s, problem: keyProblem(s.request, secrets) }))
+					.filter((s) => s.problem);
+				ensure(
+					!leaks.length,
+					leaks
+						.slice(0, 10)
+						.map((s) => `${s.style} (${s.during}) ${request(s.request)}: ${s.problem}`)
+						.join('\n'),
+				);
+				const aicApi = seen.filter((s) => s.style === 'aic' && s.request.path.startsWith('/api/'));
+				const agent = new RegExp(`^${PACKAGE}/${version.replace(/\./g, '\\.')} `);
+				const without = aicApi.filter(
+					(s) => !agent.test(String(s.request.headers['aic-user-agent'])),
+				);
+				ensure(
+					!without.length,
+					`AIC API requests without AIC-User-Agent "${PACKAGE}/${version} …": ${without
+						.slice(0, 5)
+						.map(
+							(s) => `${request(s.request)} (${s.during}): ${s.request.headers['aic-user-agent']}`,
+						)}`,
+				);
+				const count = (style: Style) => seen.filter((s) => s.style === style).length;
+				const agents = new Set(aicApi.map((s) => s.request.headers['aic-user-agent']));
+				const iiif = seen.filter((s) => s.style === 'aic' && s.request.path.startsWith('/iiif/'));
+				const iiifAgent = iiif.filter((s) => s.request.headers['aic-user-agent'] !== undefined);
+				return [
+					`${count('aic')} requests at AIC, ${count('cleveland')} at Cleveland (API and images, runs and credential Tests): no Authorization, no key parameter or path, no credential's key`,
+					`AIC-User-Agent on all ${aicApi.length} AIC API requests: ${[...agents].join(' | ')}`,
+					`IIIF image requests carrying it: ${iiifAgent.length} of ${iiif.length}`,
+				];
+			},
+		);
+	};
 }
