@@ -97,6 +97,10 @@ function noLoadProblems(output: string): void {
 	if (problems.length) fail(`n8n reported load problems:\n${problems.slice(0, 10).join('\n')}`);
 }
 
+/** How a command ended: its exit code, or the signal that ended it. */
+const exitOf = (result: { code: number | null; signal: NodeJS.Signals | null }) =>
+	result.code ?? `on ${result.signal ?? 'an unknown signal'}`;
+
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
 function parseRawOutput<T = Parameters<typeof viewOfRun>[0]>(stdout: string): T {
 	const lines = stdout.split('\n');
@@ -237,7 +241,7 @@ async function runVersion(
 				const result = await execute(workflowId(scenario));
 				noLoadProblems(result.output);
 				if (result.code !== 0)
-					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
 				const view = viewOfRun(parseRawOutput(result.stdout));
 				view.binaryBytes = binaryReader(cli.userFolder);
 				return { view, ms: result.ms };
@@ -262,7 +266,7 @@ async function runVersion(
 				const result = await execute(id);
 				noLoadProblems(result.output);
 				if (result.code !== 0)
-					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
 				return viewOfRun(parseRawOutput(result.stdout));
 			},
 		});
@@ -278,7 +282,7 @@ async function runVersion(
 				const result = await execute(id);
 				noLoadProblems(result.output);
 				if (result.code !== 0)
-					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
 				const document = parseRawOutput<MuseumRunDocument & Parameters<typeof viewOfRun>[0]>(
 					result.stdout,
 				);
