@@ -22,6 +22,7 @@ import {
 	stopChecks,
 } from './e2e/hostile';
 import {
+	FEATURE_CREDENTIALS,
 	type FeatureServices,
 	featureCredentials,
 	featurePhase,
@@ -204,7 +205,7 @@ async function runVersion(
 		const workflows = [
 			...SCENARIOS.map((scenario) => staged(scenario)),
 			...featureWorkflows(CREDENTIALS.main),
-			...museumWorkflows(),
+			...museumWorkflows(FEATURE_CREDENTIALS.harvardIfttt),
 			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
 			...hostileWorkflows(CREDENTIALS),
 			...ssrfWorkflows(CREDENTIALS.main),
@@ -278,6 +279,7 @@ async function runVersion(
 			check,
 			instance: cli,
 			otherKey: services.apiKey,
+			harvard: features.harvard,
 			async run(id) {
 				const result = await execute(id);
 				noLoadProblems(result.output);

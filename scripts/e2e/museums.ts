@@ -9,6 +9,7 @@ import { version } from '../../package.json';
 import {
 	type AicServer,
 	type ClevelandServer,
+	type MuseumServer,
 	type RecordedRequest,
 	aicArtworksFrom,
 	generateMuseumRecords,
@@ -18,8 +19,14 @@ import {
 	startAicServer,
 	startClevelandServer,
 } from '../../test/servers';
-import { CREDENTIAL_TYPE, PACKAGE, type RunView, type WorkflowJson } from './scenarios';
-import { type Check, ensure, seconds } from './checks';
+import {
+	CREDENTIAL_TYPE,
+	PACKAGE,
+	type RunView,
+	type WorkflowJson,
+	readWorkflow,
+} from './scenarios';
+import { type Check, ensure, fail, seconds } from './checks';
 import { type Env, type Rest, startN8n } from './instance';
 import { credentialTestMessage } from './n8n';
 
@@ -50,6 +57,20 @@ const WORKFLOWS = {
 	cmaGet: { id: 'e2eMuseumCmaGet0', style: 'cleveland', node: 'Cleveland Get by URL' },
 } as const;
 type WorkflowKey = keyof typeof WORKFLOWS;
+
+/** The README's recipe for the open museums: Harvard, AIC and Cleveland searched, one credential each, merged */
+const EXAMPLE = {
+	id: 'e2eMuseumThree00',
+	file: 'examples/public-domain-three-museums.json',
+	out: 'One Item per Work',
+	/** The example's placeholder credential ids, by the museum its node searches */
+	placeholders: {
+		REPLACE_WITH_YOUR_HARVARD_CREDENTIAL_ID: 'Harvard Art Museums',
+		REPLACE_WITH_YOUR_AIC_CREDENTIAL_ID: 'Art Institute of Chicago',
+		REPLACE_WITH_YOUR_CLEVELAND_CREDENTIAL_ID: 'Cleveland Museum of Art',
+	} as Record<string, string>,
+	limit: 5,
+};
 
 /** A search that finds works with an image and one without (31877 has no image_id) */
 const AIC_QUERY = 'harbor border cats';
@@ -127,9 +148,25 @@ export function museumCredentials(s: MuseumStandIns) {
 	}));
 }
 
-/** The workflows: Manual Trigger → one Museum Object Search. */
-export function museumWorkflows(): WorkflowJson[] {
-	return (Object.keys(WORKFLOWS) as WorkflowKey[]).map((key) => {
+/**
+ * The workflows: Manual Trigger → one Museum Object Search; and the three-museums example, its placeholders pointing
+ * at these credentials and `harvard` (a credential for the Harvard Art Museums API stand-in).
+ */
+export function museumWorkflows(harvard: Credential): WorkflowJson[] {
+	const example = readWorkflow(EXAMPLE.file);
+	const byPlaceholder: Record<string, Credential> = {
+		REPLACE_WITH_YOUR_HARVARD_CREDENTIAL_ID: harvard,
+		REPLACE_WITH_YOUR_AIC_CREDENTIAL_ID: MUSEUM_CREDENTIALS.aic,
+		REPLACE_WITH_YOUR_CLEVELAND_CREDENTIAL_ID: MUSEUM_CREDENTIALS.cleveland,
+	};
+	for (const node of example.nodes) {
+		const reference = node.credentials?.[CREDENTIAL_TYPE];
+		if (reference)
+			node.credentials![CREDENTIAL_TYPE] =
+				byPlaceholder[reference.id] ?? fail(`${EXAMPLE.file}: credential ${reference.id}`);
+	}
+	Object.assign(example, { id: EXAMPLE.id, active: false });
+	const own = (Object.keys(WORKFLOWS) as WorkflowKey[]).map((key): WorkflowJson => {
 		const { id, style, node } = WORKFLOWS[key];
 		const start = 'When clicking Execute';
 		const credential: Credential = MUSEUM_CREDENTIALS[style];
@@ -160,6 +197,7 @@ export function museumWorkflows(): WorkflowJson[] {
 			settings: { executionOrder: 'v1' },
 		};
 	});
+	return [example, ...own];
 }
 
 // ------------------------------------------------------------------------------------------------ checks
@@ -190,6 +228,8 @@ export async function museumPhase(r: {
 	instance: Env;
 	/** The API Key of the instance's other credentials: it must never reach these stand-ins either */
 	otherKey: string;
+	/** The Harvard Art Museums API stand-in the example's Harvard credential points at, which takes `otherKey` */
+	harvard: MuseumServer;
 	/** `n8n execute` of a workflow that succeeded: its run, the document n8n printed, the time it took */
 	run(id: string): Promise<{ view: RunView; document: MuseumRunDocument; ms: number }>;
 }): Promise<(app?: { rest: Rest }) => Promise<void>> {
@@ -423,6 +463,75 @@ export async function museumPhase(r: {
 			`${CMA_GET.page} → GET /api/artworks/${CMA_GET.accession} → "${run.items[0].json.title}" (id ${work.id}), its web JPEG as binary data`,
 		];
 	});
+
+	await r.check(
+		'museum: the example "Public domain art from three museums" (Harvard, AIC, Cleveland)',
+		async () => {
+			fresh();
+			r.harvard.reset();
+			const result = await r.run(EXAMPLE.id);
+			seen.push(
+				...aic.requests.map((request) => ({ style: 'aic' as const, during: 'example', request })),
+				...cleveland.requests.map((request) => ({
+					style: 'cleveland' as const,
+					during: 'example',
+					request,
+				})),
+			);
+			ensure(result.view.error === undefined, `the workflow failed: ${result.view.error}`);
+			const works = result.view.items(EXAMPLE.out).map((i) => i.json);
+			const from = (museum: string) => works.filter((w) => w.museum === museum);
+			const harvard = from('Harvard Art Museums');
+			const aicOut = from('Art Institute of Chicago');
+			const cmaOut = from('Cleveland Museum of Art');
+			ensure(
+				harvard.length > 0 && harvard.length <= EXAMPLE.limit,
+				`${harvard.length} Harvard works`,
+			);
+			ensure(aicOut.length === EXAMPLE.limit, `${aicOut.length} AIC works, not ${EXAMPLE.limit}`);
+			const cc0 = cleveland.artworks.filter(
+				(a) => a.share_license_status === 'CC0' && a.images?.web,
+			);
+			const cmaExpected = Math.min(EXAMPLE.limit, cc0.length);
+			ensure(cmaOut.length === cmaExpected, `${cmaOut.length} Cleveland works, not ${cmaExpected}`);
+			ensure(
+				works.length === harvard.length + aicOut.length + cmaOut.length,
+				`works of other museums: ${works.length}`,
+			);
+			for (const w of [...aicOut, ...cmaOut]) {
+				const style = aicOut.includes(w) ? 'aic' : 'cleveland';
+				const { museum, ...json } = w;
+				ensure(simplified(style, json), `${museum} ${w.id} has no image`);
+				ensure(w.publicDomain === true, `${museum} ${w.id} is not in the public domain`);
+			}
+			ensure(
+				harvard.every((w) => typeof w.imageUrl === 'string'),
+				'a Harvard work without imageUrl',
+			);
+			const aicSearch = aic.apiRequests[0]?.query ?? {};
+			ensure(
+				Object.entries(aicSearch).some(
+					([k, v]) => k.endsWith('[is_public_domain]') && v === 'true',
+				),
+				`AIC was not asked for public domain works: ${JSON.stringify(aicSearch)}`,
+			);
+			const cmaSearch = cleveland.apiRequests[0]?.query ?? {};
+			ensure(
+				cmaSearch.cc0 === '1' && cmaSearch.has_image === '1',
+				`Cleveland was not asked for CC0 works with images: ${JSON.stringify(cmaSearch)}`,
+			);
+			const keyed = r.harvard.requests.filter((q) => q.query.apikey === r.otherKey);
+			ensure(
+				r.harvard.requests.length > 0 && keyed.length === r.harvard.requests.length,
+				`Harvard requests with the key as apikey: ${keyed.length} of ${r.harvard.requests.length}`,
+			);
+			return [
+				`${works.length} items out of "${EXAMPLE.out}": ${harvard.length} Harvard, ${aicOut.length} AIC, ${cmaOut.length} Cleveland`,
+				`AIC and Cleveland works public domain, each with its image address; AIC asked for is_public_domain, Cleveland for cc0 and has_image`,
+				`the key went to Harvard as apikey only (n8n execute ${seconds(result.ms)})`,
+			];
+		},
+	);
 
 	const testCredentials = async (rest: Rest) => {
 		const lines: string[] = [];
