@@ -4,10 +4,10 @@
  * installed once into ~/.cache/triptych-e2e; the packed package installed into a private user folder as n8n's
  * community-package installer does; the loopback services; `n8n import:credentials` and `import:workflow` (the
  * example workflows, a scheduled copy, the hostile ones), `n8n execute` of each with its output and what the
- * services received checked; n8n's SSRF protection (an execute with it on, then with loopback allowed); then
+ * services received checked; Museum Object Search's keyless styles (AIC, Cleveland) against their stand-ins; n8n's SSRF protection (an execute with it on, then with loopback allowed); then
  * `n8n start`: the node list, the credential test endpoint, n8n's log, the scheduler, and Stop. Options:
  * --n8n=2.41.1,1.85.4 (or E2E_N8N_VERSIONS), --only=ssrf,server (some of the phases after the import: scenarios,
- * features, hostile, ssrf, server), --keep (keep .tmp/e2e).
+ * features, museums, hostile, ssrf, server), --keep (keep .tmp/e2e).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,13 +22,22 @@ import {
 	stopChecks,
 } from './e2e/hostile';
 import {
+	FEATURE_CREDENTIALS,
 	type FeatureServices,
 	featureCredentials,
 	featurePhase,
 	featureWorkflows,
 	startFeatureServices,
 } from './e2e/features';
-import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import { type Env, type Rest, pack, prepare, startN8n, writeJson } from './e2e/instance';
+import {
+	type MuseumRunDocument,
+	type MuseumStandIns,
+	museumCredentials,
+	museumPhase,
+	museumWorkflows,
+	startMuseumStandIns,
+} from './e2e/museums';
 import { hasSsrfProtection, ssrfPhase, ssrfWorkflows } from './e2e/ssrf';
 import { credentialTestMessage, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import {
@@ -62,7 +71,7 @@ const SCHEDULED = { id: 'e2eScheduled0001', scenario: 'tag-digest', seconds: 3 }
 
 const checks = new Checks('  ');
 
-const PHASES = ['scenarios', 'features', 'hostile', 'ssrf', 'server'] as const;
+const PHASES = ['scenarios', 'features', 'museums', 'hostile', 'ssrf', 'server'] as const;
 type Phase = (typeof PHASES)[number];
 
 // ------------------------------------------------------------------------------------------------ n8n commands
@@ -87,6 +96,27 @@ const LOAD_PROBLEM =
 function noLoadProblems(output: string): void {
 	const problems = output.split('\n').filter((line) => LOAD_PROBLEM.test(line));
 	if (problems.length) fail(`n8n reported load problems:\n${problems.slice(0, 10).join('\n')}`);
+}
+
+/** How a command ended: its exit code, or the signal that ended it. */
+const exitOf = (result: { code: number | null; signal: NodeJS.Signals | null }) =>
+	result.code ?? `on ${result.signal ?? 'an unknown signal'}`;
+
+/**
+ * `n8n execute` of n8n 2.41.1 on Node 24 now and then ends on SIGSEGV after it has printed the whole finished run
+ * (the top-level document's closing "status" and "finished"): such a run counts by the run it printed, exit code 0 for
+ * a successful run and 1 for another, and the crash is logged. Any other end on a signal stays a failure.
+ */
+function crashAfterRun<
+	T extends { code: number | null; signal: NodeJS.Signals | null; stdout: string },
+>(result: T): T {
+	if (result.code !== null || result.signal !== 'SIGSEGV') return result;
+	const status = /\n {2}"status": "(\w+)",\n {2}"finished": (?:true|false)\n\}/.exec(
+		result.stdout,
+	)?.[1];
+	if (!status) return result;
+	log(`        (n8n execute ended on SIGSEGV after printing its finished run, status "${status}")`);
+	return { ...result, code: status === 'success' ? 0 : 1 };
 }
 
 /** The JSON document `n8n execute --rawOutput` printed (after n8n's own log lines). */
@@ -157,6 +187,7 @@ async function runVersion(
 	tarball: string,
 	services: Services,
 	features: FeatureServices,
+	museums: MuseumStandIns,
 	phases: readonly Phase[],
 ): Promise<void> {
 	const check: Check = (name, body) => checks.run(`n8n ${version}`, name, body);
@@ -177,20 +208,21 @@ async function runVersion(
 	const cli = prepared;
 
 	const imported = await check('n8n import:credentials and import:workflow', async () => {
-		const credentials = (Object.keys(CREDENTIALS) as Array<keyof typeof CREDENTIALS>).map(
-			(kind) => ({
-				...CREDENTIALS[kind],
-				type: CREDENTIAL_TYPE,
-				data:
-					kind === 'quotesKeyed'
-						? { ...credentialData(services, 'main'), sendKeyToQuotes: true }
-						: credentialData(services, kind),
-			}),
-		);
-		credentials.push(...featureCredentials(services, features));
+		const credentials: Array<{ id: string; name: string; type: string; data: object }> = (
+			Object.keys(CREDENTIALS) as Array<keyof typeof CREDENTIALS>
+		).map((kind) => ({
+			...CREDENTIALS[kind],
+			type: CREDENTIAL_TYPE,
+			data:
+				kind === 'quotesKeyed'
+					? { ...credentialData(services, 'main'), sendKeyToQuotes: true }
+					: credentialData(services, kind),
+		}));
+		credentials.push(...featureCredentials(services, features), ...museumCredentials(museums));
 		const workflows = [
 			...SCENARIOS.map((scenario) => staged(scenario)),
 			...featureWorkflows(CREDENTIALS.main),
+			...museumWorkflows(FEATURE_CREDENTIALS.harvardIfttt),
 			staged(SCENARIOS.find((s) => s.key === SCHEDULED.scenario)!, SCHEDULED.id),
 			...hostileWorkflows(CREDENTIALS),
 			...ssrfWorkflows(CREDENTIALS.main),
@@ -214,11 +246,13 @@ async function runVersion(
 	});
 	if (!imported) return;
 
-	const execute = (id: string, sampleMemory = false, env: Record<string, string> = {}) =>
-		n8n(
-			{ ...cli, vars: { ...cli.vars, ...env } },
-			['execute', `--id=${id}`, '--rawOutput'],
-			sampleMemory,
+	const execute = async (id: string, sampleMemory = false, env: Record<string, string> = {}) =>
+		crashAfterRun(
+			await n8n(
+				{ ...cli, vars: { ...cli.vars, ...env } },
+				['execute', `--id=${id}`, '--rawOutput'],
+				sampleMemory,
+			),
 		);
 	for (const scenario of phases.includes('scenarios') ? SCENARIOS : []) {
 		await check(`n8n execute: ${scenario.title}`, async () => {
@@ -227,7 +261,7 @@ async function runVersion(
 				const result = await execute(workflowId(scenario));
 				noLoadProblems(result.output);
 				if (result.code !== 0)
-					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
 				const view = viewOfRun(parseRawOutput(result.stdout));
 				view.binaryBytes = binaryReader(cli.userFolder);
 				return { view, ms: result.ms };
@@ -252,8 +286,30 @@ async function runVersion(
 				const result = await execute(id);
 				noLoadProblems(result.output);
 				if (result.code !== 0)
-					fail(`n8n execute exited ${result.code}:\n${result.output.slice(-4000)}`);
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
 				return viewOfRun(parseRawOutput(result.stdout));
+			},
+		});
+	/** The museum phase's credential Test and request-log checks, run in the server phase's n8n when it starts one */
+	let museumsLast: ((app?: { rest: Rest }) => Promise<void>) | undefined;
+	if (phases.includes('museums'))
+		museumsLast = await museumPhase({
+			standIns: museums,
+			check,
+			instance: cli,
+			otherKey: services.apiKey,
+			harvard: features.harvard,
+			async run(id) {
+				const result = await execute(id);
+				noLoadProblems(result.output);
+				if (result.code !== 0)
+					fail(`n8n execute exited ${exitOf(result)}:\n${result.output.slice(-4000)}`);
+				const document = parseRawOutput<MuseumRunDocument & Parameters<typeof viewOfRun>[0]>(
+					result.stdout,
+				);
+				const view = viewOfRun(document);
+				view.binaryBytes = binaryReader(cli.userFolder);
+				return { view, document, ms: result.ms };
 			},
 		});
 	if (phases.includes('hostile'))
@@ -269,10 +325,22 @@ async function runVersion(
 			execute: (id, env) => execute(id, false, env),
 			parse: parseRawOutput,
 		});
-	if (phases.includes('server')) await serverPhase(cli, services, check);
+	const lastMuseumChecks = (app?: { rest: Rest }) => {
+		const last = museumsLast;
+		museumsLast = undefined;
+		return last?.(app);
+	};
+	if (phases.includes('server')) await serverPhase(cli, services, check, lastMuseumChecks);
+	await lastMuseumChecks();
 }
 
-async function serverPhase(env: Env, services: Services, check: Check): Promise<void> {
+async function serverPhase(
+	env: Env,
+	services: Services,
+	check: Check,
+	/** Checks of an earlier phase that need a running n8n (they start their own when they do not run here) */
+	inRunningN8n: (app: { rest: Rest }) => Promise<void> | undefined,
+): Promise<void> {
 	let n8nApp = undefined as Awaited<ReturnType<typeof startN8n>> | undefined;
 	await check('n8n start (scheduled workflow published), owner setup, login', async () => {
 		for (const id of [SCHEDULED.id, STOP_WORKFLOW.id]) {
@@ -387,6 +455,7 @@ async function serverPhase(env: Env, services: Services, check: Check): Promise<
 			},
 		);
 		await stopChecks({ services, rest, check });
+		await inRunningN8n({ rest });
 	} finally {
 		await server.stop();
 	}
@@ -419,20 +488,23 @@ async function main(): Promise<number> {
 		return checks.summary();
 	const services = await startServices();
 	const features = await startFeatureServices(services.apiKey);
+	const museums = await startMuseumStandIns();
 	log(
-		`  services: museum ${services.museum.url}, images ${services.images.url}, quotes ${services.quotes.url}, trigger ${services.trigger.url}, failing ${services.failing.url}`,
+		`  services: museum ${services.museum.url}, images ${services.images.url}, quotes ${services.quotes.url}, trigger ${services.trigger.url}, failing ${services.failing.url}, AIC ${museums.aic.apiUrl}, Cleveland ${museums.cleveland.apiUrl}`,
 	);
 	try {
 		for (const version of versions) {
-			await runVersion(version, tarball, services, features, phases).catch((error: Error) =>
-				checks.run(`n8n ${version}`, 'run', () =>
-					Promise.reject(new Error(error.stack ?? String(error))),
-				),
+			await runVersion(version, tarball, services, features, museums, phases).catch(
+				(error: Error) =>
+					checks.run(`n8n ${version}`, 'run', () =>
+						Promise.reject(new Error(error.stack ?? String(error))),
+					),
 			);
 		}
 	} finally {
 		await services.close();
 		await features.close();
+		await museums.close();
 		killAll();
 		// a version's user folder (logs: n8n-cli.log, n8n-start.log) stays when one of its checks failed
 		for (const version of versions) {

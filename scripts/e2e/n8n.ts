@@ -106,7 +106,7 @@ function spawnGroup(command: string, args: string[], options: Omit<RunOptions, '
 	});
 	running.add(child);
 	const log = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a' }) : undefined;
-	const out = { stdout: '', stderr: '' };
+	const out = { stdout: '', stderr: '', signal: null as NodeJS.Signals | null };
 	for (const stream of ['stdout', 'stderr'] as const)
 		child[stream]!.on('data', (chunk: Buffer) => {
 			out[stream] += chunk.toString();
@@ -114,7 +114,7 @@ function spawnGroup(command: string, args: string[], options: Omit<RunOptions, '
 		});
 	const closed = new Promise<number | null>((resolve) => {
 		child.on('error', (error) => resolve(((out.stderr += String(error)), null)));
-		child.on('close', resolve);
+		child.on('close', (code, signal) => resolve(((out.signal = signal), code)));
 	});
 	const end = () => {
 		killGroup(child, 'SIGKILL');
