@@ -195,13 +195,14 @@ async function downloadImage(
 
 /**
  * Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only, as do
- * those whose image host refuses the download (403, counted in `budget.refused`).
+ * those whose image host refuses the download (403, counted in `budget.refused`) or no longer has it (404 or 410,
+ * as Cleveland's CDN answers now and then: `budget.missing`).
  */
 export async function attachImages(
 	call: Call,
 	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
 	found: Found[],
-	budget: { used: number; omitted: number; refused: number },
+	budget: { used: number; omitted: number; refused: number; missing: number },
 ) {
 	const { ctx, client, i } = call;
 	const items = found.map((entry) => entry.item);
@@ -220,7 +221,9 @@ export async function attachImages(
 		} catch (error) {
 			failure = error;
 		}
-		if ((failure as NodeApiError).httpCode === '403') return void budget.refused++;
+		const status = (failure as NodeApiError).httpCode;
+		if (status === '403') return void budget.refused++;
+		if (status === '404' || status === '410') return void budget.missing++;
 		if (!ctx.continueOnFail()) throw failure;
 		const objectId = (image.objectId ?? null) as JsonObject[string];
 		items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });

@@ -35,7 +35,7 @@ export function museumOperation(
 ): ItemOperation<ReturnType<typeof readPlan>> {
 	const asTool = isTool(ctx);
 	const cut = newCut();
-	const budget = { used: 0, omitted: 0, max: 0, refused: 0 };
+	const budget = { used: 0, omitted: 0, max: 0, refused: 0, missing: 0 };
 	const plans = new Map<number, ReturnType<typeof readPlan>>();
 	/** Each search's query, in the museum's terms: worked out (or refused) before any request */
 	const queries = new Map<number, IDataObject>();
@@ -100,6 +100,10 @@ export function museumOperation(
 			if (budget.refused)
 				hints.push(
 					`The image host refused ${plural(budget.refused, 'download')} (HTTP 403): ${budget.refused === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`,
+				);
+			if (budget.missing)
+				hints.push(
+					`The image host had no image at ${plural(budget.missing, 'address', 'addresses')} (HTTP 404 or 410): ${budget.missing === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`,
 				);
 			return hints;
 		},

@@ -10,7 +10,7 @@ import {
 	loadClevelandArtworks,
 	startClevelandServer,
 } from '../servers';
-import { NODE, jsonOf, keySightings, runSearch } from './setup';
+import { NODE, jsonOf, keySightings, runSearch, hintsOf } from './setup';
 
 const SECRET = 'cma-must-never+see/this';
 const OWN = loadClevelandArtworks({ source: 'fixture' });
@@ -246,6 +246,20 @@ describe('Cleveland Museum of Art Open Access API: images', () => {
 			imageWidth: 2000,
 		});
 		expect(cma.imageRequests.map((r) => r.path)).toEqual(['/2011.88/2011.88_print.jpg']);
+	});
+
+	test('an image the CDN does not have (404, as it answers now and then) leaves that work without binary data; the search goes on', async () => {
+		cma.setMode({ missingImages: ['2011.88'] });
+		const result = await run({
+			operation: 'get',
+			objectId: locator('id', '2011.88'),
+			downloadImages: true,
+		});
+		expect(result.error(NODE)).toBeUndefined();
+		expect(result.output(NODE)[0].binary).toBeUndefined();
+		expect(hintsOf(result).map((h) => h.message)).toEqual([
+			'The image host had no image at 1 address (HTTP 404 or 410): that object has no binary data; the other objects are complete.',
+		]);
 	});
 });
 
