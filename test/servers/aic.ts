@@ -12,6 +12,8 @@
  * - GET /api/v1/artworks/{id}: {data, info, config}; 400 "Invalid syntax" unless a positive integer, 404 "Not found".
  * - GET /api/v1/artwork-types and /api/v1/departments (the pickers' lists, §8): listings as /artworks is (`page`,
  *   `limit`, prev_url/next_url, the same envelope), of the types and top-level departments the reference names.
+ * - GET|POST /api/v1/category-terms/search (§8): a search as /artworks/search is (the same parameters, envelope and
+ *   403s), of the departments and the styles (subtype `style`); `q` matches a term's title.
  * - GET /iiif/2/{image_id}/full/{W,|!W,H}/0/default.jpg: a JPEG of that size; no upscaling past the master image and
  *   nothing wider than 843 px for works that are not public domain (403); unknown images 404.
  * - Laravel's habits: `\/` and `\uXXXX` escapes, a trailing newline, ETag/304, 301 on a trailing slash, 405 off
@@ -71,6 +73,8 @@ export interface AicServerOptions {
 	artworkTypes?: AicTerm[];
 	/** GET /departments; default: the top-level departments the reference names (AIC_DEPARTMENT_TERMS). */
 	departments?: AicTerm[];
+	/** Category terms of subtype style (/category-terms/search); default: AIC_STYLE_TERMS. */
+	styles?: AicTerm[];
 }
 
 /** An artwork type or category term as the listings answer it (api_link is set to this server). */
@@ -166,6 +170,30 @@ export const AIC_DEPARTMENT_TERMS: AicTerm[] = Object.entries(AIC_DEPARTMENTS).m
 		timestamp: '2025-02-09T02:09:10-06:00',
 	}),
 );
+
+/** Category terms of subtype style, named as AIC's records' `style_title` names them (IDs: the stand-in's own). */
+export const AIC_STYLE_TERMS: AicTerm[] = (
+	[
+		[14720, '19th century'],
+		[14721, 'Abstract Expressionism'],
+		[14722, 'Baroque'],
+		[14723, 'Edo period (1615-1868)'],
+		[14724, 'Impressionism'],
+		[14725, 'Modernism'],
+		[14726, 'Romanticism'],
+	] as const
+).map(([n, title]) => ({
+	id: `TM-${n}`,
+	api_model: 'category-terms',
+	api_link: '',
+	title,
+	subtype: 'style',
+	parent_id: null,
+	aat_id: null,
+	source_updated_at: '2020-09-15T12:08:47-05:00',
+	updated_at: timestampOf(`style:${n}`),
+	timestamp: '2025-02-09T02:09:10-06:00',
+}));
 
 const DEPARTMENT_OF_CLASS: Record<string, string> = {
 	Paintings: 'Painting and Sculpture of Europe',
@@ -542,7 +570,7 @@ const tokens = (s: string) =>
 		.split(/[^a-z0-9]+/)
 		.filter(Boolean);
 
-function valueAt(a: AicArtwork, field: string): unknown {
+function valueAt(a: Doc, field: string): unknown {
 	let v: unknown = a;
 	for (const part of field.replace(/\.keyword$/, '').split('.'))
 		v = isObject(v) ? v[part] : undefined;
@@ -563,7 +591,9 @@ function compare(field: unknown, bound: unknown): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-type Pred = (a: AicArtwork) => boolean;
+/** A searched record: an artwork or a category term */
+type Doc = Record<string, unknown>;
+type Pred = (a: Doc) => boolean;
 
 /** One clause of Elasticsearch's query DSL: exactly one key, as its parser insists. */
 function compile(clause: unknown): Pred {
@@ -682,7 +712,7 @@ function compile(clause: unknown): Pred {
 }
 
 interface Indexed {
-	artwork: AicArtwork;
+	doc: Doc;
 	order: number;
 	/** Per searched field: its tokens joined by single spaces, padded for phrase checks. */
 	text: Array<[string, number]>;
@@ -694,8 +724,8 @@ function scoreQuery(q: string): (x: Indexed) => number | undefined {
 	if (colour) {
 		const hex = colour[1].length === 3 ? colour[1].replace(/./g, (c) => c + c) : colour[1];
 		const target = hslOf(parseHex(hex)!);
-		return ({ artwork }) => {
-			const c = artwork.color as { h: number; s: number; l: number } | null | undefined;
+		return ({ doc }) => {
+			const c = doc.color as { h: number; s: number; l: number } | null | undefined;
 			if (!c) return undefined;
 			const dh = Math.abs(c.h - target.h) % 360;
 			const ok =
@@ -814,7 +844,8 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 			const route = url.pathname.replace(/\/+$/, '');
 			const m = /^\/api\/v1\/artworks(?:\/([^/]+))?$/.exec(route);
 			const terms = /^\/api\/v1\/(artwork-types|departments)$/.exec(route)?.[1];
-			if (!m && !terms) return aicError(AIC_ERRORS.generic(404));
+			const termSearch = route === '/api/v1/category-terms/search';
+			if (!m && !terms && !termSearch) return aicError(AIC_ERRORS.generic(404));
 			const search = m?.[1] === 'search';
 			if (method !== 'GET' && method !== 'HEAD' && method !== 'POST')
 				return aicError(AIC_ERRORS.methodNotAllowed);
@@ -833,7 +864,8 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 
 			let reply: Reply;
 			if (terms) reply = listing(terms, [...lists[terms]].sort(byLastMod), input, signedIn);
-			else if (search) reply = searchArtworks(input, signedIn);
+			else if (termSearch) reply = searchIn(termIndex, input, signedIn);
+			else if (search) reply = searchIn(index, input, signedIn);
 			else if (m?.[1] !== undefined) reply = showArtwork(m[1], input);
 			else reply = listArtworks(input, signedIn);
 			const etag = reply.headers?.etag;
@@ -850,6 +882,10 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 		'artwork-types': linked('artwork-types', options.artworkTypes ?? AIC_ARTWORK_TYPES),
 		departments: linked('category-terms', options.departments ?? AIC_DEPARTMENT_TERMS),
 	};
+	const termIndex: Indexed[] = [
+		...lists.departments,
+		...linked('category-terms', options.styles ?? AIC_STYLE_TERMS),
+	].map((doc, order) => ({ doc, order, text: [[` ${tokens(doc.title).join(' ')} `, 1]] }));
 	for (const [order, a] of source.entries()) {
 		const artwork = { ...a, api_link: `${apiUrl}/artworks/${a.id}` } as AicArtwork;
 		artworks.push(artwork);
@@ -857,7 +893,7 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 		for (const id of [artwork.image_id, ...values(artwork.alt_image_ids)])
 			if (typeof id === 'string') images.set(id, artwork);
 		index.push({
-			artwork,
+			doc: artwork,
 			order,
 			text: Q_FIELDS.map(([f, boost]) => [
 				` ${values(artwork[f])
@@ -880,7 +916,8 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 		config: { iiif_url: iiifUrl, website_url: 'http://www.artic.edu' },
 	});
 
-	function searchArtworks(input: Input, signedIn: boolean): Reply {
+	/** A search (Search/Request.php, Response.php) of artworks or of category terms. */
+	function searchIn(docs: Indexed[], input: Input, signedIn: boolean): Reply {
 		// Search/Request.php::getPaginationParams
 		const size = phpInt(input.size ?? input.limit ?? 10);
 		let from: number | undefined =
@@ -906,14 +943,14 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 			const filter = input.query !== undefined ? compile(input.query) : () => true;
 			const q = typeof input.q === 'string' && input.q.trim() ? scoreQuery(input.q) : undefined;
 			const sort = sortKeys(input.sort);
-			let found = index
-				.filter((x) => filter(x.artwork))
-				.map((x) => ({ x, score: q ? q(x) : x.artwork.is_boosted ? 2 : 1 }))
+			let found = docs
+				.filter((x) => filter(x.doc))
+				.map((x) => ({ x, score: q ? q(x) : x.doc.is_boosted ? 2 : 1 }))
 				.filter((h): h is { x: Indexed; score: number } => h.score !== undefined);
 			if (sort.length) {
 				found.sort((a, b) => {
 					for (const [field, dir] of sort) {
-						const [va, vb] = [valueAt(a.x.artwork, field), valueAt(b.x.artwork, field)];
+						const [va, vb] = [valueAt(a.x.doc, field), valueAt(b.x.doc, field)];
 						const [na, nb] = [va === null || va === undefined, vb === null || vb === undefined];
 						if (na || nb) {
 							if (na !== nb) return na ? 1 : -1; // missing values last
@@ -928,7 +965,7 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 				found.sort(
 					(a, b) =>
 						b.score - a.score ||
-						Number(!!b.x.artwork.is_boosted) - Number(!!a.x.artwork.is_boosted) ||
+						Number(!!b.x.doc.is_boosted) - Number(!!a.x.doc.is_boosted) ||
 						a.x.order - b.x.order,
 				);
 			const total = found.length;
@@ -946,7 +983,7 @@ export async function startAicServer(options: AicServerOptions = {}): Promise<Ai
 					total_pages: size > 0 ? Math.ceil(total / size) : null,
 					current_page: size > 0 ? Math.floor(offset / size) + 1 : null,
 				},
-				data: found.map((h) => ({ _score: score(h.score), ...pick(h.x.artwork, fields) })),
+				data: found.map((h) => ({ _score: score(h.score), ...pick(h.x.doc, fields) })),
 				info,
 				config,
 			});

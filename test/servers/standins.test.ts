@@ -4,6 +4,7 @@ import {
 	AIC_ARTWORK_TYPES,
 	AIC_DEPARTMENT_TERMS,
 	AIC_ERRORS,
+	AIC_STYLE_TERMS,
 	type AicArtwork,
 	type ClevelandArtwork,
 	SHARED_DATA_DIR,
@@ -326,6 +327,30 @@ describe('AIC stand-in', () => {
 			expect([big.status, big.json()]).toEqual([403, AIC_ERRORS.invalidLimit]);
 		},
 	);
+
+	test('category-terms/search: the search envelope, query[term][subtype] and q honoured, 1,000 results deep', async () => {
+		const terms = async (query: string) =>
+			await get(`${aic.apiUrl}/category-terms/search?${query}`);
+		const styles = (await terms('query[term][subtype]=style&limit=100')).json<ListPage>();
+		expect(Object.keys(styles)).toEqual(['preference', 'pagination', 'data', 'info', 'config']);
+		expect(styles.pagination).toEqual({
+			total: AIC_STYLE_TERMS.length,
+			limit: 100,
+			offset: 0,
+			total_pages: 1,
+			current_page: 1,
+		});
+		const titles = (page: ListPage) => page.data.map((t) => t.title);
+		expect(titles(styles).sort()).toEqual(AIC_STYLE_TERMS.map((t) => t.title).sort());
+		const all = (await terms('limit=100')).json<ListPage>();
+		expect(all.pagination.total).toBe(AIC_STYLE_TERMS.length + AIC_DEPARTMENT_TERMS.length);
+		const q = (await terms('query[term][subtype]=style&q=impressionism')).json<ListPage>();
+		expect(titles(q)).toEqual(['Impressionism']);
+		const deep = await terms('query[term][subtype]=style&limit=100&page=11');
+		expect([deep.status, deep.json()]).toEqual([403, AIC_ERRORS.tooManyResults]);
+		const big = await terms('limit=101');
+		expect([big.status, big.json()]).toEqual([403, AIC_ERRORS.invalidLimit]);
+	});
 
 	test('ids=: no pagination block, unknown ids dropped, ordered by last change; over 100 ids is a 403', async () => {
 		const some = [AIC_OWN[0].id, 999_999, AIC_OWN[3].id, AIC_OWN[1].id];
