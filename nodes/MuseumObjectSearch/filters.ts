@@ -120,7 +120,7 @@ export const FILTERS: Filter[] = [
 		'period',
 		'Period',
 		'e.g. Edo period',
-		"Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |. From List: Harvard's periods (other services: By Name).",
+		"Historical period or art movement, such as Edo period or Romanticism. Several: separate them with |. From List: Harvard's periods or the Art Institute of Chicago's styles (other services: By Name).",
 		'periods',
 	),
 	named(

@@ -106,8 +106,10 @@ const termList = (key: 'classification' | 'period' | 'department') =>
 			return { name, value: value === undefined ? name : String(value) };
 		};
 		const first = pageOf(token);
+		// a list that is a search is read no deeper than the service answers (AIC: its first 1,000 results)
+		const deepest = list.maxResults ? Math.floor(list.maxResults / PAGE_SIZE) : Infinity;
 		// typed text is looked for on every page (bounded): the editor asks for no next page while one is typed
-		const last = wanted ? MAX_FILTERED_PAGES : first;
+		const last = Math.min(wanted ? MAX_FILTERED_PAGES : first, deepest);
 		const results: INodeListSearchItems[] = [];
 		for (let page = first; page <= last; page++) {
 			const qs = { ...list.qs, [style.pageSize ?? 'size']: PAGE_SIZE, page };
@@ -117,7 +119,9 @@ const termList = (key: 'classification' | 'period' | 'department') =>
 			// a whole list in hand is shown by name (AIC sends its lists in the order they were last changed)
 			if (!read.more) return { results: first === 1 ? results.sort(byName) : results };
 		}
-		return wanted ? { results } : { results, paginationToken: String(first + 1) };
+		return wanted || first >= deepest
+			? { results }
+			: { results, paginationToken: String(first + 1) };
 	};
 
 /** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */

@@ -15,9 +15,11 @@ export type ImageAt = { url: string; source: string };
 type Encode = (value: string) => IDataObject;
 /**
  * A filter's list for the editor: names kept as constants (no request), or GET {path} pages, each record's `shows`
- * field shown and the first of its `sends` fields sent (none: the name shown)
+ * field shown and the first of its `sends` fields sent (none: the name shown); `maxResults`: a search's depth
  */
-export type List = string[] | { path: string; shows: string; sends?: string[]; qs?: IDataObject };
+export type List =
+	| string[]
+	| { path: string; shows: string; sends?: string[]; qs?: IDataObject; maxResults?: number };
 
 export interface Museum {
 	/** Search's path; `skip`: pages go by offset; `maxResults`: results a search may page through at most */
@@ -148,6 +150,13 @@ const AIC: Museum = {
 	lists: {
 		classification: { path: '/artwork-types', shows: 'title', sends: ['id'] },
 		department: { path: '/departments', shows: 'title', sends: ['id'] },
+		// a style's title: Period matches `style_title`
+		period: {
+			path: '/category-terms/search',
+			shows: 'title',
+			qs: { 'query[term][subtype]': 'style' },
+			maxResults: 1000,
+		},
 	},
 };
 

@@ -13,6 +13,8 @@ import { testCredential, useServer } from '../harness/engine';
 import {
 	AIC_ARTWORK_TYPES,
 	AIC_DEPARTMENT_TERMS,
+	AIC_ERRORS,
+	AIC_STYLE_TERMS,
 	type AicTerm,
 	aicArtworksFrom,
 	clevelandArtworksFrom,
@@ -359,11 +361,64 @@ describe('Art Institute of Chicago API: its own lists', () => {
 		expect(picked.ids.sort()).toEqual(expected.sort());
 	});
 
-	test('Period: AIC is searched by style name, but From List says there is no list, before any request', async () => {
-		await expect(list('periods')).rejects.toThrow(
-			'This museum service (Art Institute of Chicago API style) keeps no list of periods: choose By Name and type one',
+	test('Period: the styles of GET /category-terms/search, the title as value; a picked one filters', async () => {
+		const { results } = await list('periods');
+		const styles = AIC_STYLE_TERMS.map((t) => ({ name: t.title, value: t.title }));
+		expect(results).toEqual(styles.sort(byName));
+		expect(aic.requests.map((r) => [r.path, r.query])).toEqual([
+			[
+				'/api/v1/category-terms/search',
+				{ 'query[term][subtype]': 'style', limit: '100', page: '1' },
+			],
+		]);
+		keyless();
+		expect((await list('periods', ' ISM')).results).toEqual(
+			styles.filter((s) => s.name.toLowerCase().includes('ism')),
 		);
-		expect(aic.requests).toHaveLength(0);
+		expect((await list('periods', 'Arts of')).results).toEqual([]);
+		const picked = await filtered({ period: locator('list', 'Impressionism') });
+		expect(picked.query).toMatchObject({
+			'query[bool][filter][0][match_phrase][style_title]': 'Impressionism',
+		});
+		const impressionist = ALL.filter((a) => a.style_title === 'Impressionism').map((a) => a.id);
+		expect(impressionist.length).toBeGreaterThan(1);
+		expect(picked.ids.sort()).toEqual(impressionist.sort());
+	});
+
+	test("Period: a long style list is read no deeper than AIC's first 1,000 results", async () => {
+		const styles = Array.from({ length: 1050 }, (_, n) => ({
+			...AIC_STYLE_TERMS[0],
+			id: `TM-${n + 20000}`,
+			title: `Style ${n + 1000}`,
+		}));
+		const long = await startAicServer({ artworks: ALL.slice(0, 5), styles });
+		try {
+			const at = { ...credentials(), museumUrl: long.apiUrl };
+			const read = (filter?: string, token?: string) =>
+				listSearch('museumObjectSearch', 'periods', at, filter, token);
+			const ninth = await read(undefined, '9');
+			expect([ninth.results.length, ninth.paginationToken]).toEqual([100, '10']);
+			const tenth = await read(undefined, '10');
+			expect(tenth.results.map((e) => e.name)).toEqual(styles.slice(900, 1000).map((t) => t.title));
+			expect(tenth.paginationToken).toBeUndefined();
+			expect(await read(undefined, '11')).toEqual({ results: [] });
+			expect(long.requests.map((r) => r.query.page)).toEqual(['9', '10']);
+			long.reset();
+			expect(await read('style 1999')).toEqual({
+				results: [{ name: 'Style 1999', value: 'Style 1999' }],
+			});
+			expect(await read('style 2049')).toEqual({ results: [] });
+			// ten pages of 100 for each typed text: the last asks for results 901 to 1,000
+			const reach = long.requests.map((r) => Number(r.query.page) * Number(r.query.limit));
+			expect(reach).toEqual(
+				[1, 2].flatMap(() => [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((p) => p * 100)),
+			);
+			// the page past them is one AIC refuses
+			const past = await fetch(`${long.apiUrl}/category-terms/search?limit=100&page=11`);
+			expect([past.status, await past.json()]).toEqual([403, AIC_ERRORS.tooManyResults]);
+		} finally {
+			await long.close();
+		}
 	});
 
 	test('a long list: pages of limit 100 by page; typed text looked for on every page (bounded)', async () => {
