@@ -322,7 +322,8 @@ describe('oversized plain answer (20 MB)', () => {
 		const result = await runNode(s, kind, { options: FAST });
 		expectTooLarge(result, kind);
 		expect(server.requests).toHaveLength(1);
-		expect(result.ms).toBeLessThan(3000 + LATE);
+		// reading 16 MB through n8n's client takes seconds on a busy machine: bounded, not fast
+		expect(result.ms).toBeLessThan(3000 + 2 * LATE);
 		expect(s.trigger.deliveries).toHaveLength(0);
 	});
 

@@ -170,7 +170,7 @@ describe('failures', () => {
 	});
 
 	test('without Continue On Fail, concurrently: after a failure no new request starts; those in flight finish', async () => {
-		// the first request to a new service goes alone while its answer comes within 5 ms; of those after it, the first
+		// the first request to a new service goes alone while its answer comes within 20 ms; of those after it, the first
 		// to arrive fails at once, the others already in flight are held 300 ms
 		server.fail(
 			{ kind: 'slow', ms: 0 },
@@ -205,7 +205,7 @@ describe('failures', () => {
 			},
 			{ items: numbered(6) },
 		);
-		// the first request meets the fault (item 1 goes beside it only if that answer takes over 5 ms)
+		// the first request meets the fault (item 1 goes beside it only if that answer takes over 20 ms)
 		expect(result.error(NODE)?.message).toMatch(/answered .*\[item 0\]$/);
 		// the next windows never opened
 		expect(server.requests[0].path).toBe('/trigger/n0');

@@ -7,9 +7,9 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
  * n8n process, shared by every run that calls it, so a run starts where the last left off. A request meets, in order:
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: before the first answer, one, doubled per `RAMP_MS` the process waited idle (next
- *    door that answer, and any quota it announces, comes before a second request); then at least `START`, doubled per
- *    `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it one under the
+ * 2. the **in-flight allowance**: before the first answer, one, then doubled per `RAMP_MS` the process waited idle
+ *    past `RAMP_AFTER_MS` (a near service's answer, and any quota it announces, comes first); then at least `START`,
+ *    doubled per `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it under the
  *    lowest level its wave of refusals went at (halved when refused again below it), held there for `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
@@ -22,14 +22,12 @@ export const MAX_WAIT_MS = 120_000;
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 256;
-/** Before the first answer, the allowance doubles per this long idle: after 5 ms 2, after 40 ms 256. */
-const RAMP_MS = 5;
-/** Answers taking more than this many times the fastest round's: more in flight is queueing somewhere, no growth */
-const QUEUEING = 2;
+/** Before the first answer, past `RAMP_AFTER_MS` idle, the allowance doubles per `RAMP_MS` idle: at 60 ms, 256 */
+const [RAMP_AFTER_MS, RAMP_MS] = [20, 5];
 /** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
 const DOUBLING_MS = 10;
-/** The fastest round is forgotten by this factor per round, so a service that became slower is learned anew. */
-const DRIFT = 1.05;
+/** Answers over QUEUEING times the fastest round's are queueing: no growth; the fastest drifts by DRIFT per round */
+const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
 /** A 429 sets the pace's plateau at what the service accepted over the last this long, over at least `MIN_SPAN_MS` */
@@ -126,7 +124,8 @@ export class Limiter {
 	release(run: Run, ticket: Ticket, heard: Heard): boolean {
 		const now = Date.now();
 		const verdict = verdictOf(heard);
-		if (this.rampFrom) [this.allowance, this.rampFrom] = [Math.max(START, this.limit()), 0];
+		const ramped = this.limit(); // the first answer ends the ramp: a healthy one keeps what it reached
+		this.rampFrom = 0;
 		this.seat(run, -1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
@@ -138,6 +137,7 @@ export class Limiter {
 		if (verdict === 'rateLimited' && !heard.quota) this.refused(ticket, now);
 		const overshot = verdict === 'overloaded' && this.cut(ticket, now);
 		if (verdict === 'ok') this.grow(ticket, now);
+		if (verdict === 'ok') this.allowance = Math.max(this.allowance, ramped);
 		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
 		return overshot;
@@ -155,7 +155,8 @@ export class Limiter {
 
 	/** The allowance, or before the first answer what the ramp has reached */
 	private limit(): number {
-		return Math.min(MOST, Math.max(this.allowance, Math.floor(2 ** (this.idle() / RAMP_MS))));
+		const ramp = Math.floor(2 ** ((this.idle() - RAMP_AFTER_MS) / RAMP_MS));
+		return Math.min(MOST, Math.max(this.allowance, ramp));
 	}
 
 	/** How long the process waited idle since the first request, until the first answer */
@@ -169,7 +170,7 @@ export class Limiter {
 		if (!this.rampFrom || this.ramping || this.inFlight < this.limit() || this.limit() >= MOST)
 			return;
 		this.ramping = true;
-		const due = RAMP_MS * Math.log2(this.inFlight + 1) - this.idle();
+		const due = RAMP_AFTER_MS + RAMP_MS * Math.log2(this.inFlight + 1) - this.idle();
 		void wait(Math.max(1, due)).then(() => {
 			this.ramping = false;
 			this.wake();
