@@ -1,14 +1,13 @@
+import { Stopper } from '../../nodes/shared/transport/attempt';
 import {
 	Limiter,
 	MAX_WAIT_MS,
-	type Run,
 	START,
-	type Ticket,
 	forgetLimiters,
 	limiterFor,
 } from '../../nodes/shared/transport/limiter';
 import { Pace } from '../../nodes/shared/transport/pace';
-import { Stopper } from '../../nodes/shared/transport/timing';
+import type { Run, Ticket } from '../../nodes/shared/transport/types';
 
 const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });
 const MINUTE = 60_000;

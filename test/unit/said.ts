@@ -5,7 +5,7 @@
  */
 import * as errors from '../../nodes/shared/transport/redaction';
 import { excerpt, gist, redactKey } from '../../nodes/shared/transport/redaction';
-import { readQuota } from '../../nodes/shared/transport/timing';
+import { readQuota } from '../../nodes/shared/transport/retry';
 
 type Shown = (text: string, redact: (text: string) => string, length?: number) => string;
 const shown = (errors as { shown?: Shown }).shown;

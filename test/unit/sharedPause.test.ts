@@ -4,13 +4,9 @@
  * waited out by an engine test; here two days pass in a loop of runs refused every 10 minutes (each of which uses
  * the limiter, so it is never forgotten as idle).
  */
-import {
-	forgetLimiters,
-	limiterFor,
-	type Run,
-	type Turn,
-} from '../../nodes/shared/transport/limiter';
-import { Stopper } from '../../nodes/shared/transport/timing';
+import { Stopper } from '../../nodes/shared/transport/attempt';
+import { forgetLimiters, limiterFor } from '../../nodes/shared/transport/limiter';
+import type { Run, Turn } from '../../nodes/shared/transport/types';
 
 const KEY = 'http://127.0.0.1:9 credential-1';
 const MINUTE = 60_000;

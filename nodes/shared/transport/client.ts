@@ -11,16 +11,23 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkJson, interpret } from './answer';
-import { type AttemptSpec, type Sender, attempt } from './attempt';
+import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
-import { Limiter, type Run, limiterFor } from './limiter';
+import { Limiter, limiterFor } from './limiter';
 import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
 import { type Outcome, type RetryPolicy, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
-import { Stopper } from './timing';
 import { redactAll, redactData, redactKey } from './redaction';
-import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
+import type {
+	ApiRequest,
+	AttemptSpec,
+	Failure,
+	RawResponse,
+	RequestSettings,
+	Run,
+	Sender,
+} from './types';
 
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;

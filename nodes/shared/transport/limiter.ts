@@ -1,7 +1,7 @@
 import { Pace } from './pace';
 import { Quotas } from './quota';
-import { type Quota, wait } from './timing';
-import type { Run, Ticket, Turn, Verdict } from './types';
+import { wait } from './attempt';
+import type { Quota, Run, Ticket, Turn, Verdict } from './types';
 
 /**
  * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
@@ -36,8 +36,6 @@ const HOLD_MS = 10_000;
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
-
-export type { Run, Ticket, Turn, Verdict } from './types';
 
 export class Limiter {
 	allowance = 1;

@@ -1,6 +1,7 @@
-import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { KeyPlacement, Service } from './services';
+import type { Failure, RedirectProblem } from './types';
 import {
 	KEY_PARAMETER,
 	SERVICES,
@@ -155,20 +156,62 @@ export function applyKey(
 export const resolveLink = (link: string, current: string) =>
 	webAddress(link, current.endsWith('/') ? current : current + '/');
 
-/** A Location header resolved as browsers do (relative to the address that answered). */
-export const resolveLocation = (location: string, current: string) => webAddress(location, current);
-
 export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
 
-export const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
 export const MAX_REDIRECTS = 5;
+
+type Hop = {
+	url: string;
+	method: IHttpRequestMethods;
+	origin: string;
+	hop: number;
+	seen: Set<string>;
+};
+
+/**
+ * Where an answer with a Location sends the request (`undefined`: it is no redirect): followed only on `origin`, the
+ * Location resolved as browsers do (relative to the address that answered); `seen` gets the addresses visited.
+ */
+export function redirectTarget(
+	status: number,
+	location: string,
+	at: Hop,
+): Hop | Failure | undefined {
+	if (!REDIRECT_STATUS.has(status)) return undefined;
+	const next = webAddress(location, at.url);
+	const method = next && redirectedMethod(status, at.method);
+	const problems: Array<[RedirectProblem, unknown]> = [
+		['notAddress', !next],
+		['otherOrigin', next?.origin !== at.origin],
+		['dropsBody', !method],
+		['loop', at.seen.has(next?.href ?? '')],
+		['tooMany', at.hop >= MAX_REDIRECTS],
+	];
+	const redirect = problems.find(([, found]) => found)?.[0];
+	const href = next?.href ?? location.slice(0, 2000);
+	if (redirect)
+		return {
+			kind: 'redirect',
+			code: `HTTP ${status}`,
+			sent: true,
+			location: href,
+			redirect,
+			method: at.method,
+		};
+	at.seen.add(href);
+	return { ...at, url: href, method: method! };
+}
 
 /**
  * What a redirect turns the request into. 301/302 turn a POST into nothing (`undefined`): following it as a GET, as
  * browsers do, would drop the payload and fire nothing, so the node says where the service moved instead.
  */
-export function redirectedMethod(status: number, method: string): string | undefined {
+function redirectedMethod(
+	status: number,
+	method: IHttpRequestMethods,
+): IHttpRequestMethods | undefined {
 	if (status === 307 || status === 308) return method;
 	if (status === 303) return method === 'HEAD' ? 'HEAD' : 'GET';
 	return method === 'GET' || method === 'HEAD' ? method : undefined;

@@ -1,5 +1,4 @@
-import type { Quota } from './timing';
-import type { Verdict } from './types';
+import type { Quota, Verdict } from './types';
 
 /**
  * A reset rounded up to a whole second costs up to a second per window; a service whose window resets sooner than
