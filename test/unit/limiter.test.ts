@@ -85,7 +85,7 @@ describe('slots', () => {
 		await Promise.all(Array.from({ length: START }, () => go(limiter, a)));
 		const waitingA = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
 		const waitingB = limiter.acquire(b, MINUTE, MAX_WAIT_MS);
-		a.stop.stop();
+		(a.stop as Stopper).stop();
 		limiter.leave(a);
 		expect(await waitingA).toMatchObject({ ok: false, why: 'stopped' });
 		expect(await settled(waitingB)).toBe(false);

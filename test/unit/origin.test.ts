@@ -7,7 +7,7 @@ import {
 	keyRule,
 	originOf,
 	redirectTarget,
-	resolveLink,
+	webAddress,
 } from '../../nodes/shared/transport/origin';
 
 describe('baseOf (the base address as typed, checked)', () => {
@@ -63,15 +63,15 @@ describe('redirectTarget (a Location resolved as browsers do)', () => {
 	);
 });
 
-describe('resolveLink (a next-page link, relative to the base address)', () => {
+describe('webAddress (a next-page link, relative to the base address as a folder)', () => {
 	test('relative to the base as a folder; absolute links as they are', () => {
-		expect(resolveLink('object?page=2', 'http://a.example/api')?.href).toBe(
+		expect(webAddress('object?page=2', 'http://a.example/api/')?.href).toBe(
 			'http://a.example/api/object?page=2',
 		);
-		expect(resolveLink('http://a.example/object?page=3', 'http://a.example/api')?.href).toBe(
+		expect(webAddress('http://a.example/object?page=3', 'http://a.example/api/')?.href).toBe(
 			'http://a.example/object?page=3',
 		);
-		expect(resolveLink('ftp://a.example/x', 'http://a.example/api')).toBeUndefined();
+		expect(webAddress('ftp://a.example/x', 'http://a.example/api/')).toBeUndefined();
 	});
 });
 

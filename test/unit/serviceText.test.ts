@@ -6,11 +6,11 @@
  */
 import fc from 'fast-check';
 
-import { excerpt, gist, redactKey } from '../../nodes/shared/transport/redaction';
+import { excerpt, redactKey } from '../../nodes/shared/transport/redaction';
 import { parseRetryAfter, readQuota } from '../../nodes/shared/transport/retry';
 import { keyPieces } from '../museum/keys';
 import { isolated } from './isolated';
-import { said, saidGist } from './said';
+import { gist, said, saidGist } from './said';
 
 const MB = 1_000_000;
 /**

@@ -26,7 +26,7 @@ async function turnOfNewRun(): Promise<{ turn: Turn; run: Run } | 'waited'> {
 	const turn = await Promise.race([limiterFor(KEY).acquire(run, 1000, 1000), late]);
 	clearTimeout(timer);
 	if (turn === 'waited') {
-		run.stop.stop();
+		(run.stop as Stopper).stop();
 		limiterFor(KEY).leave(run);
 	}
 	return turn === 'waited' ? turn : { turn, run };

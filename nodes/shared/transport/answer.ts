@@ -2,7 +2,7 @@ import { header } from './attempt';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
-import { MAX_TEXT, type Redact, cut, gist, isHtml, isPlainObject, shown } from './redaction';
+import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
 import type { ApiResponse, Failure, RawResponse } from './types';
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -28,12 +28,12 @@ function isCutOff(text: string, error: Error): boolean {
 }
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
-export function isEnvelope(body: unknown): body is Envelope {
+function isEnvelope(body: unknown): body is Envelope {
 	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-export function extractMessage(body: unknown, redact: Redact): string | undefined {
+function extractMessage(body: unknown, redact: Redact): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -60,9 +60,11 @@ export function judge(res: RawResponse, redact: Redact): Judgement {
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
 		const contentType = header(res.headers, 'content-type') ?? '';
-		const html = isHtml(text, contentType);
-		const said = html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact);
-		return { kind: 'page', html, said, contentType: cut(contentType, 100) };
+		return {
+			kind: 'page',
+			...pageSaid(text, contentType, redact),
+			contentType: cut(contentType, 100),
+		};
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;

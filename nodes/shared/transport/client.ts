@@ -14,8 +14,8 @@ import { checkJson, interpret } from './answer';
 import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
-import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
-import { type Outcome, type RetryPolicy, withRetries } from './retry';
+import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
+import { type Outcome, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { redactAll, redactData, redactKey } from './redaction';
@@ -225,7 +225,7 @@ export class TriptychClient {
 	private async withRetries(
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
-		retries: Omit<RetryPolicy, 'limiter' | 'run' | 'log'>,
+		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
 	): Promise<Outcome> {
 		let entry = this.runs.get(name);
 		if (!entry) {
@@ -273,9 +273,12 @@ export class TriptychClient {
 		return target;
 	}
 
-	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
+	/**
+	 * A next-page link, resolved against the base address as a folder, is followed only on the service's own origin,
+	 * so the key never goes anywhere else.
+	 */
 	private sameOrigin(link: string, base: Target, where: ErrorSite): string {
-		const target = resolveLink(link, base.url);
+		const target = webAddress(link, `${base.url}/`);
 		if (target?.origin === base.origin) return target.toString();
 		const { label, name } = SERVICES[where.service];
 		const said: [string, string] = target

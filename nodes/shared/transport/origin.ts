@@ -1,6 +1,6 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { KeyPlacement, Service } from './services';
+import type { Service, StyleEntry } from './services';
 import type { Failure, RedirectProblem } from './types';
 import {
 	KEY_PARAMETER,
@@ -15,7 +15,7 @@ import {
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
 type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
-type KeyRule = { key?: KeyPlacement; problem?: string };
+type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 /** `text` as an http(s) address (relative to `base` when given), or undefined. */
@@ -32,21 +32,17 @@ export function webAddress(text: string, base?: string): URL | undefined {
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**
- * A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. A login
- * in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
+ * A service's base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`.
+ * A login in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
  */
-export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
-	const text = String(raw ?? '').trim();
+export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
+	const text = String(credentials[SERVICES[service].field] ?? '').trim();
 	if (!text) return { problem: 'empty' };
 	const url = webAddress(text);
 	if (!url) return { problem: 'notWeb' };
 	if (url.username || url.password) return { problem: 'login' };
 	if (/[?#]/.test(text)) return { problem: 'query' };
 	return { url: bare(text) };
-}
-
-export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
-	return checkBaseUrl(credentials[SERVICES[service].field]);
 }
 
 /** What is wrong with a base address (message, fix), said once for the nodes, the pickers and the Test. */
@@ -151,10 +147,6 @@ export function applyKey(
 			return options;
 	}
 }
-
-/** A next-page `link` resolved against the base address `current` as a folder; `undefined`: not an address. */
-export const resolveLink = (link: string, current: string) =>
-	webAddress(link, current.endsWith('/') ? current : current + '/');
 
 export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
 

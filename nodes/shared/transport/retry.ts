@@ -27,7 +27,7 @@ export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	gaveUp?: GaveUp;
 };
 
-export interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
+interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 	settings: RequestSettings;
 	limiter: Limiter;
 	run: Run;

@@ -11,7 +11,7 @@ export const KEY_PARAMETER = 'apikey';
  * How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or
  * never (an open service: the key is not sent to it in any form)
  */
-export type KeyPlacement =
+type KeyPlacement =
 	| { in: 'bearer' }
 	| { in: 'query' }
 	| { in: 'path'; after: string[] }
