@@ -1,5 +1,6 @@
-/** Reading an answer (nodes/shared/transport/answer), from source. */
-import { checkJson, judge } from '../../nodes/shared/transport/answer';
+/** Reading an answer (nodes/shared/transport/answer and retry), from source. */
+import { judge } from '../../nodes/shared/transport/answer';
+import { checkJson } from '../../nodes/shared/transport/retry';
 import type { RawResponse } from '../../nodes/shared/transport/types';
 
 function res(statusCode: number, body: string, contentType = 'application/json'): RawResponse {

@@ -3,29 +3,7 @@ import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
 import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
-import type { ApiResponse, Failure, RawResponse } from './types';
-
-/** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
-export function checkJson(res: RawResponse): RawResponse | Failure {
-	if (res.cut) return res;
-	const raw = res.body.toString('utf8');
-	if (!/\S/.test(raw)) return res;
-	try {
-		return { ...res, json: { value: JSON.parse(raw) } };
-	} catch (error) {
-		const text = raw.trim();
-		if (!isOk(res.statusCode) || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
-		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
-		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
-	}
-}
-
-/** Whether a JSON syntax error is the input ending early (rather than something that is not JSON). */
-function isCutOff(text: string, error: Error): boolean {
-	if (/end of (json )?input|unterminated/i.test(error.message)) return true;
-	const position = /position (\d+)/.exec(error.message);
-	return position !== null && Number(position[1]) >= text.length;
-}
+import type { ApiResponse, RawResponse } from './types';
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
 function isEnvelope(body: unknown): body is Envelope {

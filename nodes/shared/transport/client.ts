@@ -10,12 +10,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkJson, interpret } from './answer';
+import { interpret } from './answer';
 import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
 import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
-import { type Outcome, withRetries } from './retry';
+import { type Outcome, checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
 import { redactAll, redactData, redactKey } from './redaction';

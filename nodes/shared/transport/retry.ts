@@ -93,6 +93,34 @@ function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
 	};
 }
 
+/** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
+export function checkJson(res: RawResponse): RawResponse | Failure {
+	if (res.cut) return res;
+	const raw = res.body.toString('utf8');
+	if (!/\S/.test(raw)) return res;
+	try {
+		return { ...res, json: { value: JSON.parse(raw) } };
+	} catch (error) {
+		const text = raw.trim();
+		if (
+			res.statusCode < 200 ||
+			res.statusCode >= 300 ||
+			!/^[[{]/.test(text) ||
+			!isCutOff(text, error as Error)
+		)
+			return res;
+		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
+		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
+	}
+}
+
+/** Whether a JSON syntax error is the input ending early (rather than something that is not JSON). */
+function isCutOff(text: string, error: Error): boolean {
+	if (/end of (json )?input|unterminated/i.test(error.message)) return true;
+	const position = /position (\d+)/.exec(error.message);
+	return position !== null && Number(position[1]) >= text.length;
+}
+
 /** An attempt's answer or failure, with the headers that bear on retries read once. */
 function hear(outcome: RawResponse | Failure): Said {
 	if ('kind' in outcome)
