@@ -17,7 +17,7 @@ import { Limiter, limiterFor } from './limiter';
 import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
 import { type Outcome, checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
-import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
+import { SERVICES, sendsKey, styleOf } from './services';
 import { redactAll, redactData, redactKey } from './redaction';
 import type {
 	ApiRequest,
@@ -29,6 +29,8 @@ import type {
 	Sender,
 } from './types';
 
+/** The credential's type (TriptychApi.credentials.ts spells it as a literal, for n8n's linter) */
+const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
@@ -273,10 +275,7 @@ export class TriptychClient {
 		return target;
 	}
 
-	/**
-	 * A next-page link, resolved against the base address as a folder, is followed only on the service's own origin,
-	 * so the key never goes anywhere else.
-	 */
+	/** A next-page link (below the base address) is followed only on its own origin: the key goes nowhere else. */
 	private sameOrigin(link: string, base: Target, where: ErrorSite): string {
 		const target = webAddress(link, `${base.url}/`);
 		if (target?.origin === base.origin) return target.toString();

@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
-export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
 type Style = 'generic' | 'harvard' | 'artic' | 'cleveland' | 'iftttWebhooks';
 
