@@ -19,15 +19,7 @@ import { type Outcome, checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
 import { SERVICES, sendsKey, styleOf } from './services';
 import { redactAll, redactData, redactKey } from './redaction';
-import type {
-	ApiRequest,
-	AttemptSpec,
-	Failure,
-	RawResponse,
-	RequestSettings,
-	Run,
-	Sender,
-} from './types';
+import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 
 /** The credential's type (TriptychApi.credentials.ts spells it as a literal, for n8n's linter) */
 const CREDENTIALS_TYPE = 'triptychApi';
@@ -197,7 +189,7 @@ export class TriptychClient {
 			cancel: this.stopped,
 		};
 		const { repeatable, noRetryAdvice } = req;
-		const send = async (): Promise<RawResponse | Failure> => {
+		const send = async () => {
 			const answer = await attempt(target.send, spec);
 			return 'kind' in answer ? answer : checkJson(answer);
 		};

@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { Service, StyleEntry } from './services';
-import type { Failure, RedirectProblem } from './types';
+import type { AttemptSpec, Failure, RedirectProblem } from './types';
 import {
 	KEY_PARAMETER,
 	SERVICES,
@@ -154,25 +154,15 @@ const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
 export const MAX_REDIRECTS = 5;
 
-type Hop = {
-	url: string;
-	method: IHttpRequestMethods;
-	origin: string;
-	hop: number;
-	seen: Set<string>;
-};
+type Hop = Pick<AttemptSpec, 'url' | 'method'> & { origin: string; hop: number; seen: Set<string> };
 
 /**
  * Where an answer with a Location sends the request (`undefined`: it is no redirect): followed only on `origin`, the
  * Location resolved as browsers do (relative to the address that answered); `seen` gets the addresses visited.
  */
-export function redirectTarget(
-	status: number,
-	location: string,
-	at: Hop,
-): Hop | Failure | undefined {
+export function redirectTarget(status: number, to: string, at: Hop): Hop | Failure | undefined {
 	if (!REDIRECT_STATUS.has(status)) return undefined;
-	const next = webAddress(location, at.url);
+	const next = webAddress(to, at.url);
 	const method = next && redirectedMethod(status, at.method);
 	const problems: Array<[RedirectProblem, unknown]> = [
 		['notAddress', !next],
@@ -182,28 +172,18 @@ export function redirectTarget(
 		['tooMany', at.hop >= MAX_REDIRECTS],
 	];
 	const redirect = problems.find(([, found]) => found)?.[0];
-	const href = next?.href ?? location.slice(0, 2000);
-	if (redirect)
-		return {
-			kind: 'redirect',
-			code: `HTTP ${status}`,
-			sent: true,
-			location: href,
-			redirect,
-			method: at.method,
-		};
-	at.seen.add(href);
-	return { ...at, url: href, method: method! };
+	const location = next?.href ?? to.slice(0, 2000);
+	const failure: Failure = { kind: 'redirect', code: `HTTP ${status}`, sent: true, location };
+	if (redirect) return { ...failure, redirect, method: at.method };
+	at.seen.add(location);
+	return { ...at, url: location, method: method! };
 }
 
 /**
  * What a redirect turns the request into. 301/302 turn a POST into nothing (`undefined`): following it as a GET, as
  * browsers do, would drop the payload and fire nothing, so the node says where the service moved instead.
  */
-function redirectedMethod(
-	status: number,
-	method: IHttpRequestMethods,
-): IHttpRequestMethods | undefined {
+function redirectedMethod(status: number, method: IHttpRequestMethods) {
 	if (status === 307 || status === 308) return method;
 	if (status === 303) return method === 'HEAD' ? 'HEAD' : 'GET';
 	return method === 'GET' || method === 'HEAD' ? method : undefined;
