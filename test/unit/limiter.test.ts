@@ -6,7 +6,7 @@ import {
 	forgetLimiters,
 	limiterFor,
 } from '../../nodes/shared/transport/limiter';
-import { Pace } from '../../nodes/shared/transport/pace';
+import { Pace } from '../../nodes/shared/transport/quota';
 import type { Run, Ticket } from '../../nodes/shared/transport/types';
 
 const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });

@@ -1,6 +1,5 @@
-import { Pace } from './pace';
-import { Quotas } from './quota';
 import { wait } from './attempt';
+import { Pace, Quotas } from './quota';
 import type { Quota, Run, Ticket, Turn, Verdict } from './types';
 
 /**
@@ -13,7 +12,7 @@ import type { Quota, Run, Ticket, Turn, Verdict } from './types';
  *    lowest level its wave of refusals went at (halved when refused again below it), held there for `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
- * 5. without quota headers, after a 429, the **pace** (pace.ts): a token bucket whose rate follows CUBIC.
+ * 5. without quota headers, after a 429, the **pace** (quota.ts): a token bucket whose rate follows CUBIC.
  */
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
