@@ -1,5 +1,6 @@
-/** Reading an answer (nodes/shared/transport/answer), from source. */
-import { checkJson, extractMessage, isEnvelope } from '../../nodes/shared/transport/answer';
+/** Reading an answer (nodes/shared/transport/answer and retry), from source. */
+import { judge } from '../../nodes/shared/transport/answer';
+import { checkJson } from '../../nodes/shared/transport/retry';
 import type { RawResponse } from '../../nodes/shared/transport/types';
 
 function res(statusCode: number, body: string, contentType = 'application/json'): RawResponse {
@@ -54,20 +55,28 @@ describe('checkJson', () => {
 
 const same = (text: string) => text;
 
+/** What `judge` makes of a JSON body with this status */
+const judged = (statusCode: number, body: unknown) =>
+	judge(checkJson(res(statusCode, JSON.stringify(body))) as RawResponse, same);
+
 describe('envelopes and messages', () => {
-	test('isEnvelope', () => {
-		expect(isEnvelope({ status: 'success', data: [] })).toBe(true);
-		expect(isEnvelope({ status: 'fail', message: 'x' })).toBe(true);
-		expect(isEnvelope({ status: 'ok' })).toBe(false);
-		expect(isEnvelope([{ status: 'success' }])).toBe(false);
-		expect(isEnvelope(null)).toBe(false);
+	test('an envelope is an object whose status is success, fail or error', () => {
+		expect(judged(200, { status: 'success', data: [] })).toEqual({ kind: 'data', data: [] });
+		expect(judged(200, { status: 'fail', message: 'x' })).toEqual({
+			kind: 'refused',
+			envelope: 'fail',
+			said: 'x',
+		});
+		expect(judged(200, { status: 'ok' })).toMatchObject({ data: { status: 'ok' } });
+		expect(judged(200, [{ status: 'success' }])).toMatchObject({ data: [{ status: 'success' }] });
+		expect(judged(200, null)).toMatchObject({ kind: 'data', data: null });
 	});
 
-	test('extractMessage looks in the usual places', () => {
-		expect(extractMessage({ message: 'a' }, same)).toBe('a');
-		expect(extractMessage({ error: { message: 'b' } }, same)).toBe('b');
-		expect(extractMessage({ detail: 'c' }, same)).toBe('c');
-		expect(extractMessage({ errors: [{ title: 'd' }] }, same)).toBe('d');
-		expect(extractMessage({ nothing: 1 }, same)).toBeUndefined();
+	test('the message of an error body is looked for in the usual places', () => {
+		expect(judged(400, { message: 'a' })).toMatchObject({ said: 'a' });
+		expect(judged(400, { error: { message: 'b' } })).toMatchObject({ said: 'b' });
+		expect(judged(400, { detail: 'c' })).toMatchObject({ said: 'c' });
+		expect(judged(400, { errors: [{ title: 'd' }] })).toMatchObject({ said: 'd' });
+		expect(judged(400, { nothing: 1 })).toMatchObject({ kind: 'refused', said: '' });
 	});
 });

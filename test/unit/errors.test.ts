@@ -2,13 +2,7 @@
 import type { INode } from 'n8n-workflow';
 
 import { failureError, hint } from '../../nodes/shared/transport/errors';
-import {
-	excerpt,
-	htmlTitle,
-	isHtml,
-	redactData,
-	redactKey,
-} from '../../nodes/shared/transport/redaction';
+import { excerpt, pageSaid, redactData, redactKey } from '../../nodes/shared/transport/redaction';
 
 const node: INode = {
 	id: 'n1',
@@ -61,8 +55,11 @@ describe('excerpt', () => {
 	});
 });
 
+const same = (text: string) => text;
+
 describe('HTML pages', () => {
-	test('isHtml: by the start of the body or by the content type', () => {
+	const isHtml = (text: string, contentType: string) => pageSaid(text, contentType, same).html;
+	test('an HTML page: by the start of the body or by the content type', () => {
 		expect(isHtml('<!DOCTYPE html><html></html>', '')).toBe(true);
 		expect(isHtml('  <html>', 'application/octet-stream')).toBe(true);
 		expect(isHtml('Oops', 'text/html; charset=utf-8')).toBe(true);
@@ -70,11 +67,10 @@ describe('HTML pages', () => {
 		expect(isHtml('plain words', 'text/plain')).toBe(false);
 	});
 
-	test('htmlTitle: the title, short; none without one', () => {
-		expect(
-			htmlTitle('<html><head><title> 503 Service Temporarily Unavailable </title></head></html>'),
-		).toBe('503 Service Temporarily Unavailable');
-		expect(htmlTitle('<html><body>no title</body></html>')).toBeUndefined();
+	test("a page's title, short; else an excerpt", () => {
+		const page = '<html><head><title> 503 Service Temporarily Unavailable </title></head></html>';
+		expect(pageSaid(page, 'text/html', same).said).toBe('503 Service Temporarily Unavailable');
+		expect(pageSaid('<html><body>no title</body></html>', '', same).said).toBe('no title');
 	});
 });
 

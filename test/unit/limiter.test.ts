@@ -1,14 +1,13 @@
+import { Stopper } from '../../nodes/shared/transport/attempt';
 import {
 	Limiter,
 	MAX_WAIT_MS,
-	type Run,
 	START,
-	type Ticket,
 	forgetLimiters,
 	limiterFor,
 } from '../../nodes/shared/transport/limiter';
-import { Pace } from '../../nodes/shared/transport/pace';
-import { Stopper } from '../../nodes/shared/transport/timing';
+import { Pace } from '../../nodes/shared/transport/quota';
+import type { Run, Ticket } from '../../nodes/shared/transport/types';
 
 const newRun = (max = 256): Run => ({ max, stop: new Stopper(), inFlight: 0, queue: [] });
 const MINUTE = 60_000;
@@ -86,7 +85,7 @@ describe('slots', () => {
 		await Promise.all(Array.from({ length: START }, () => go(limiter, a)));
 		const waitingA = limiter.acquire(a, MINUTE, MAX_WAIT_MS);
 		const waitingB = limiter.acquire(b, MINUTE, MAX_WAIT_MS);
-		a.stop.stop();
+		(a.stop as Stopper).stop();
 		limiter.leave(a);
 		expect(await waitingA).toMatchObject({ ok: false, why: 'stopped' });
 		expect(await settled(waitingB)).toBe(false);

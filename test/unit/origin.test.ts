@@ -1,15 +1,16 @@
 /** Where a request may go (nodes/shared/transport/origin), from source. */
+import type { IHttpRequestMethods } from 'n8n-workflow';
+
 import {
-	checkBaseUrl,
 	applyKey,
+	baseOf,
 	keyRule,
 	originOf,
-	redirectedMethod,
-	resolveLink,
-	resolveLocation,
+	redirectTarget,
+	webAddress,
 } from '../../nodes/shared/transport/origin';
 
-describe('checkBaseUrl', () => {
+describe('baseOf (the base address as typed, checked)', () => {
 	test.each([
 		['https://api.example.com', { url: 'https://api.example.com' }],
 		['  https://api.example.com/v1///  ', { url: 'https://api.example.com/v1' }],
@@ -26,11 +27,20 @@ describe('checkBaseUrl', () => {
 		['http://user:pass@api.example.com', { problem: 'login' }],
 		['http://user@api.example.com', { problem: 'login' }],
 	])('%p → %p', (raw, expected) => {
-		expect(checkBaseUrl(raw)).toEqual(expected);
+		expect(baseOf({ museumUrl: raw }, 'museum')).toEqual(expected);
 	});
 });
 
-describe('resolveLocation (as browsers resolve a Location header)', () => {
+const follow = (status: number, location: string, url: string, method = 'GET', origin?: string) =>
+	redirectTarget(status, location, {
+		url,
+		method: method as IHttpRequestMethods,
+		origin: origin ?? new URL(url).origin,
+		hop: 0,
+		seen: new Set([url]),
+	});
+
+describe('redirectTarget (a Location resolved as browsers do)', () => {
 	test.each([
 		['/other', 'http://a.example/api/object', 'http://a.example/other'],
 		['next', 'http://a.example/api/object', 'http://a.example/api/next'],
@@ -38,30 +48,34 @@ describe('resolveLocation (as browsers resolve a Location header)', () => {
 		['https://b.example/x', 'http://a.example/api', 'https://b.example/x'],
 		['//c.example/y', 'https://a.example/api', 'https://c.example/y'],
 	])('%s from %s → %s', (location, current, expected) => {
-		expect(resolveLocation(location, current)?.href).toBe(expected);
+		expect(follow(301, location, current, 'GET', new URL(expected).origin)).toMatchObject({
+			url: expected,
+		});
 	});
 
 	test.each(['javascript:alert(1)', 'mailto:x@example.com', 'http://[bad'])(
 		'%s is not an address to follow',
 		(location) => {
-			expect(resolveLocation(location, 'http://a.example/api')).toBeUndefined();
+			expect(follow(302, location, 'http://a.example/api')).toMatchObject({
+				redirect: 'notAddress',
+			});
 		},
 	);
 });
 
-describe('resolveLink (a next-page link, relative to the base address)', () => {
+describe('webAddress (a next-page link, relative to the base address as a folder)', () => {
 	test('relative to the base as a folder; absolute links as they are', () => {
-		expect(resolveLink('object?page=2', 'http://a.example/api')?.href).toBe(
+		expect(webAddress('object?page=2', 'http://a.example/api/')?.href).toBe(
 			'http://a.example/api/object?page=2',
 		);
-		expect(resolveLink('http://a.example/object?page=3', 'http://a.example/api')?.href).toBe(
+		expect(webAddress('http://a.example/object?page=3', 'http://a.example/api/')?.href).toBe(
 			'http://a.example/object?page=3',
 		);
-		expect(resolveLink('ftp://a.example/x', 'http://a.example/api')).toBeUndefined();
+		expect(webAddress('ftp://a.example/x', 'http://a.example/api/')).toBeUndefined();
 	});
 });
 
-describe('redirectedMethod', () => {
+describe('redirectTarget: the method after a redirect', () => {
 	test.each([
 		[307, 'POST', 'POST'],
 		[308, 'POST', 'POST'],
@@ -76,7 +90,19 @@ describe('redirectedMethod', () => {
 		[302, 'POST', undefined],
 		[302, 'PUT', undefined],
 	])('%i after %s → %p', (status, method, expected) => {
-		expect(redirectedMethod(status, method)).toBe(expected);
+		const next = follow(status, '/next', 'http://a.example/api', method);
+		if (expected) expect(next).toMatchObject({ method: expected });
+		else expect(next).toMatchObject({ kind: 'redirect', redirect: 'dropsBody' });
+	});
+
+	test('an answer that is no redirect, a loop and too many hops', () => {
+		expect(follow(200, '/next', 'http://a.example/api')).toBeUndefined();
+		expect(follow(302, '/api', 'http://a.example/api')).toMatchObject({ redirect: 'loop' });
+		const at = { url: 'http://a.example/a', method: 'GET' as const, origin: 'http://a.example' };
+		const seen = new Set(['http://a.example/a']);
+		expect(redirectTarget(302, '/b', { ...at, hop: 5, seen })).toMatchObject({
+			redirect: 'tooMany',
+		});
 	});
 });
 

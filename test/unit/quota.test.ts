@@ -3,7 +3,7 @@
  * reset is rounded up to a whole second told from a window by one request before the reset.
  */
 import { Quotas } from '../../nodes/shared/transport/quota';
-import type { Quota } from '../../nodes/shared/transport/timing';
+import type { Quota } from '../../nodes/shared/transport/types';
 
 /** A client of `quotas`: sends and answers on a clock of its own. */
 function client() {

@@ -1,16 +1,16 @@
 /**
- * Property tests of everything that reads a service's text or headers (nodes/shared/transport/timing and errors),
+ * Property tests of everything that reads a service's text or headers (nodes/shared/transport/retry and redaction),
  * from source: whatever a service sends, these end in bounded time, never throw, never read a value into malformed
  * text, and never show a piece of the key. Calls on 1 MB inputs run in a worker with a deadline (isolated.ts): a
  * pattern that backtracks over the whole text would block the test's thread for minutes.
  */
 import fc from 'fast-check';
 
-import { excerpt, gist, redactKey } from '../../nodes/shared/transport/redaction';
-import { parseRetryAfter, readQuota } from '../../nodes/shared/transport/timing';
+import { excerpt, redactKey } from '../../nodes/shared/transport/redaction';
+import { parseRetryAfter, readQuota } from '../../nodes/shared/transport/retry';
 import { keyPieces } from '../museum/keys';
 import { isolated } from './isolated';
-import { said, saidGist } from './said';
+import { gist, said, saidGist } from './said';
 
 const MB = 1_000_000;
 /**
@@ -19,7 +19,7 @@ const MB = 1_000_000;
  */
 const DEADLINE_MS = 10_000;
 const pure = isolated(
-	['nodes/shared/transport/redaction.ts', 'nodes/shared/transport/timing.ts', 'test/unit/said.ts'],
+	['nodes/shared/transport/redaction.ts', 'nodes/shared/transport/retry.ts', 'test/unit/said.ts'],
 	DEADLINE_MS,
 );
 afterAll(() => pure.close());

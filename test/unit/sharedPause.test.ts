@@ -4,13 +4,9 @@
  * waited out by an engine test; here two days pass in a loop of runs refused every 10 minutes (each of which uses
  * the limiter, so it is never forgotten as idle).
  */
-import {
-	forgetLimiters,
-	limiterFor,
-	type Run,
-	type Turn,
-} from '../../nodes/shared/transport/limiter';
-import { Stopper } from '../../nodes/shared/transport/timing';
+import { Stopper } from '../../nodes/shared/transport/attempt';
+import { forgetLimiters, limiterFor } from '../../nodes/shared/transport/limiter';
+import type { Run, Turn } from '../../nodes/shared/transport/types';
 
 const KEY = 'http://127.0.0.1:9 credential-1';
 const MINUTE = 60_000;
@@ -30,7 +26,7 @@ async function turnOfNewRun(): Promise<{ turn: Turn; run: Run } | 'waited'> {
 	const turn = await Promise.race([limiterFor(KEY).acquire(run, 1000, 1000), late]);
 	clearTimeout(timer);
 	if (turn === 'waited') {
-		run.stop.stop();
+		(run.stop as Stopper).stop();
 		limiterFor(KEY).leave(run);
 	}
 	return turn === 'waited' ? turn : { turn, run };

@@ -1,5 +1,6 @@
-/** Retry-After and backoff (nodes/shared/transport/timing), from source. */
-import { backoff, parseRetryAfter, wait } from '../../nodes/shared/transport/timing';
+/** Retry-After and backoff (nodes/shared/transport/retry), from source. */
+import { wait } from '../../nodes/shared/transport/attempt';
+import { backoff, parseRetryAfter } from '../../nodes/shared/transport/retry';
 
 describe('parseRetryAfter', () => {
 	const now = Date.parse('2026-01-01T12:00:00Z');

@@ -2,38 +2,16 @@ import { header } from './attempt';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from './services';
-import { MAX_TEXT, type Redact, cut, gist, isHtml, isPlainObject, shown } from './redaction';
-import type { ApiResponse, Failure, RawResponse } from './types';
-
-/** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
-export function checkJson(res: RawResponse): RawResponse | Failure {
-	if (res.cut) return res;
-	const raw = res.body.toString('utf8');
-	if (!/\S/.test(raw)) return res;
-	try {
-		return { ...res, json: { value: JSON.parse(raw) } };
-	} catch (error) {
-		const text = raw.trim();
-		if (!isOk(res.statusCode) || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
-		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
-		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
-	}
-}
-
-/** Whether a JSON syntax error is the input ending early (rather than something that is not JSON). */
-function isCutOff(text: string, error: Error): boolean {
-	if (/end of (json )?input|unterminated/i.test(error.message)) return true;
-	const position = /position (\d+)/.exec(error.message);
-	return position !== null && Number(position[1]) >= text.length;
-}
+import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
+import type { ApiResponse, RawResponse } from './types';
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
-export function isEnvelope(body: unknown): body is Envelope {
+function isEnvelope(body: unknown): body is Envelope {
 	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
 }
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-export function extractMessage(body: unknown, redact: Redact): string | undefined {
+function extractMessage(body: unknown, redact: Redact): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -60,9 +38,11 @@ export function judge(res: RawResponse, redact: Redact): Judgement {
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
 		const contentType = header(res.headers, 'content-type') ?? '';
-		const html = isHtml(text, contentType);
-		const said = html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact);
-		return { kind: 'page', html, said, contentType: cut(contentType, 100) };
+		return {
+			kind: 'page',
+			...pageSaid(text, contentType, redact),
+			contentType: cut(contentType, 100),
+		};
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;

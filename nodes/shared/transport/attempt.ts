@@ -1,23 +1,69 @@
-import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { cut, redactKey } from './redaction';
-import { MAX_REDIRECTS, REDIRECT_STATUS, redirectedMethod, resolveLocation } from './origin';
-import { ENDED, Stopper, wait } from './timing';
-import type { ApiRequest, Failure, RawResponse, RedirectProblem } from './types';
+import { redirectTarget } from './origin';
+import type { AttemptSpec, Failure, RawResponse, Sender, Stop } from './types';
 
-/** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
-export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
+/** Stop, fanned out: one listener on n8n's signal (which warns past 10), any number of waiters here. */
+export class Stopper {
+	private readonly listeners = new Set<() => void>();
+	/** Why it stopped, when it was told (e.g. "not sent: an earlier item failed") */
+	reason?: string;
+	aborted = false;
 
-export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' | 'headers'> {
-	url: string;
-	/** `origin`: followed here, only to that origin (the key goes along); `any`: n8n follows them (images) */
-	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
-	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
-	timeout: number;
-	maxBytes: number;
-	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
-	cutOff?: boolean;
-	cancel?: Stopper;
+	constructor(signal?: AbortSignal | Stop) {
+		const stop = () => this.stop(typeof signal?.reason === 'string' ? signal.reason : undefined);
+		if (signal && 'subscribe' in signal) signal.subscribe(stop);
+		else if (signal?.aborted) stop();
+		else signal?.addEventListener('abort', stop, { once: true });
+	}
+
+	stop(reason?: string): void {
+		if (this.aborted) return;
+		this.aborted = true;
+		this.reason = reason;
+		const listeners = [...this.listeners];
+		this.listeners.clear();
+		for (const listener of listeners) listener();
+	}
+
+	/** Calls `listener` once when stopped (at once if it is); returns the way to unsubscribe. */
+	subscribe(listener: () => void): () => void {
+		if (this.aborted) {
+			listener();
+			return () => undefined;
+		}
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+}
+
+/** The reason given when a wait or an attempt ends early: one shared Error, not a stack trace built per abort. */
+const ENDED = new Error('ended');
+
+const MAX_TIMER_MS = 2 ** 31 - 1; // the longest a Node.js timer waits; a longer one fires at once
+
+/**
+ * Waits `wanted` ms, or less when `stop` comes first; never rejects. The timer is n8n's `sleep` (nodes may not use
+ * timers): n8n 2.x's `sleep(ms, signal)` clears it when the wait ends early; on 1.x the idle timer runs out alone.
+ */
+export async function wait(wanted: number, stop?: AbortSignal | Stop): Promise<void> {
+	if (!(wanted > 0)) return;
+	const ms = Math.min(wanted, MAX_TIMER_MS);
+	if (!stop) return await sleep(ms);
+	if (stop.aborted) return;
+	const stopper = 'subscribe' in stop ? stop : new Stopper(stop);
+	const controller = new AbortController();
+	let unsubscribe: () => void = () => undefined;
+	const stopped = new Promise<void>((resolve) => {
+		unsubscribe = stopper.subscribe(resolve);
+	});
+	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
+	// neither rejects
+	await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
+	unsubscribe();
+	controller.abort(ENDED);
 }
 
 const ABORTED = Symbol('aborted');
@@ -52,7 +98,8 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 
 	try {
 		let { url, method, qs, body } = spec;
-		let seen: Set<string> | undefined; // addresses visited, once redirected
+		const seen = new Set([url]); // addresses visited
+		const origin = spec.redirects.follow === 'origin' ? spec.redirects.origin : undefined;
 		for (let hop = 0; ; hop++) {
 			const pending = send({
 				url,
@@ -82,31 +129,13 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 			const status = answer.statusCode;
 			const headers = answer.headers ?? {};
 			const location = header(headers, 'location');
-			if (spec.redirects.follow === 'origin' && REDIRECT_STATUS.has(status) && location) {
+			const next =
+				location && origin && redirectTarget(status, location, { url, method, hop, seen, origin });
+			if (next) {
 				discard(answer.body);
-				const next = resolveLocation(location, url);
-				const nextMethod = next && (redirectedMethod(status, method) as IHttpRequestMethods);
-				const problems: Array<[RedirectProblem, unknown]> = [
-					['notAddress', !next],
-					['otherOrigin', next?.origin !== spec.redirects.origin],
-					['dropsBody', !nextMethod],
-					['loop', next?.href === spec.url || seen?.has(next?.href ?? '')],
-					['tooMany', hop >= MAX_REDIRECTS],
-				];
-				const redirect = problems.find(([, found]) => found)?.[0];
-				if (redirect)
-					return {
-						kind: 'redirect',
-						code: `HTTP ${status}`,
-						sent: true,
-						location: next?.href ?? location.slice(0, 2000),
-						redirect,
-						method,
-					};
-				(seen ??= new Set()).add(next!.href);
-				if (nextMethod !== method) body = undefined;
-				method = nextMethod!;
-				url = next!.href;
+				if ('kind' in next) return next;
+				if (next.method !== method) body = undefined;
+				({ url, method } = next);
 				qs = undefined;
 				continue;
 			}
@@ -174,7 +203,6 @@ function ssrfBlock(error: unknown): string | undefined {
 	return undefined;
 }
 
-type Listener = (...args: unknown[]) => void;
 /** n8n hands over axios' response stream */
 type BodyStream = NodeJS.ReadableStream & { destroy(): unknown; readableEnded?: boolean };
 
@@ -237,7 +265,7 @@ async function readBody(
 		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
 		// the deadline or Stop, not a broken transfer
 		const fail = (error?: unknown) => finish(stop.aborted ? abortReason() : broken(error));
-		const listeners: Array<[string, Listener]> = [
+		const listeners: Array<[string, (...args: unknown[]) => void]> = [
 			['data', onData],
 			['end', () => finish()],
 			['error', fail],

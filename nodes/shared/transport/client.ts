@@ -10,18 +10,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { checkJson, interpret } from './answer';
-import { type AttemptSpec, type Sender, attempt } from './attempt';
+import { interpret } from './answer';
+import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
-import { Limiter, type Run, limiterFor } from './limiter';
-import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, resolveLink } from './origin';
-import { type Outcome, type RetryPolicy, withRetries } from './retry';
+import { Limiter, limiterFor } from './limiter';
+import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
+import { type Outcome, checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from './services';
-import { CREDENTIALS_TYPE, SERVICES, sendsKey, styleOf } from './services';
-import { Stopper } from './timing';
+import { SERVICES, sendsKey, styleOf } from './services';
 import { redactAll, redactData, redactKey } from './redaction';
-import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
+import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 
+/** The credential's type (TriptychApi.credentials.ts spells it as a literal, for n8n's linter) */
+const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
@@ -188,7 +189,7 @@ export class TriptychClient {
 			cancel: this.stopped,
 		};
 		const { repeatable, noRetryAdvice } = req;
-		const send = async (): Promise<RawResponse | Failure> => {
+		const send = async () => {
 			const answer = await attempt(target.send, spec);
 			return 'kind' in answer ? answer : checkJson(answer);
 		};
@@ -218,7 +219,7 @@ export class TriptychClient {
 	private async withRetries(
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
-		retries: Omit<RetryPolicy, 'limiter' | 'run' | 'log'>,
+		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
 	): Promise<Outcome> {
 		let entry = this.runs.get(name);
 		if (!entry) {
@@ -266,9 +267,9 @@ export class TriptychClient {
 		return target;
 	}
 
-	/** A next-page link is followed only on the service's own origin, so the key never goes anywhere else. */
+	/** A next-page link (below the base address) is followed only on its own origin: the key goes nowhere else. */
 	private sameOrigin(link: string, base: Target, where: ErrorSite): string {
-		const target = resolveLink(link, base.url);
+		const target = webAddress(link, `${base.url}/`);
 		if (target?.origin === base.origin) return target.toString();
 		const { label, name } = SERVICES[where.service];
 		const said: [string, string] = target

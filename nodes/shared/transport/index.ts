@@ -1,7 +1,7 @@
 import { applyKey as keyApplied } from './origin';
 
 export { TriptychClient } from './client';
-export { wait } from './timing';
+export { wait } from './attempt';
 export { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './retry';
 export { describeFailure } from './errors';
 export { excerpt, isPlainObject, redactKey } from './redaction';

@@ -1,7 +1,6 @@
-import { Pace } from './pace';
-import { Quotas } from './quota';
-import { type Quota, wait } from './timing';
-import type { Run, Ticket, Turn, Verdict } from './types';
+import { wait } from './attempt';
+import { Pace, Quotas } from './quota';
+import type { Quota, Run, Ticket, Turn, Verdict } from './types';
 
 /**
  * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
@@ -13,7 +12,7 @@ import type { Run, Ticket, Turn, Verdict } from './types';
  *    lowest level its wave of refusals went at (halved when refused again below it), held there for `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
- * 5. without quota headers, after a 429, the **pace** (pace.ts): a token bucket whose rate follows CUBIC.
+ * 5. without quota headers, after a 429, the **pace** (quota.ts): a token bucket whose rate follows CUBIC.
  */
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
@@ -34,8 +33,6 @@ const HOLD_MS = 10_000;
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
-
-export type { Run, Ticket, Turn, Verdict } from './types';
 
 export class Limiter {
 	allowance = 1;

@@ -1,6 +1,7 @@
-import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { KeyPlacement, Service } from './services';
+import type { Service, StyleEntry } from './services';
+import type { AttemptSpec, Failure, RedirectProblem } from './types';
 import {
 	KEY_PARAMETER,
 	SERVICES,
@@ -14,7 +15,7 @@ import {
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
 type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
-type KeyRule = { key?: KeyPlacement; problem?: string };
+type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 /** `text` as an http(s) address (relative to `base` when given), or undefined. */
@@ -31,21 +32,17 @@ export function webAddress(text: string, base?: string): URL | undefined {
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**
- * A base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`. A login
- * in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
+ * A service's base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`.
+ * A login in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
  */
-export function checkBaseUrl(raw: unknown): { url: string } | BaseProblem {
-	const text = String(raw ?? '').trim();
+export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
+	const text = String(credentials[SERVICES[service].field] ?? '').trim();
 	if (!text) return { problem: 'empty' };
 	const url = webAddress(text);
 	if (!url) return { problem: 'notWeb' };
 	if (url.username || url.password) return { problem: 'login' };
 	if (/[?#]/.test(text)) return { problem: 'query' };
 	return { url: bare(text) };
-}
-
-export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
-	return checkBaseUrl(credentials[SERVICES[service].field]);
 }
 
 /** What is wrong with a base address (message, fix), said once for the nodes, the pickers and the Test. */
@@ -151,24 +148,42 @@ export function applyKey(
 	}
 }
 
-/** A next-page `link` resolved against the base address `current` as a folder; `undefined`: not an address. */
-export const resolveLink = (link: string, current: string) =>
-	webAddress(link, current.endsWith('/') ? current : current + '/');
-
-/** A Location header resolved as browsers do (relative to the address that answered). */
-export const resolveLocation = (location: string, current: string) => webAddress(location, current);
-
 export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
 
-export const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
 export const MAX_REDIRECTS = 5;
+
+type Hop = Pick<AttemptSpec, 'url' | 'method'> & { origin: string; hop: number; seen: Set<string> };
+
+/**
+ * Where an answer with a Location sends the request (`undefined`: it is no redirect): followed only on `origin`, the
+ * Location resolved as browsers do (relative to the address that answered); `seen` gets the addresses visited.
+ */
+export function redirectTarget(status: number, to: string, at: Hop): Hop | Failure | undefined {
+	if (!REDIRECT_STATUS.has(status)) return undefined;
+	const next = webAddress(to, at.url);
+	const method = next && redirectedMethod(status, at.method);
+	const problems: Array<[RedirectProblem, unknown]> = [
+		['notAddress', !next],
+		['otherOrigin', next?.origin !== at.origin],
+		['dropsBody', !method],
+		['loop', at.seen.has(next?.href ?? '')],
+		['tooMany', at.hop >= MAX_REDIRECTS],
+	];
+	const redirect = problems.find(([, found]) => found)?.[0];
+	const location = next?.href ?? to.slice(0, 2000);
+	const failure: Failure = { kind: 'redirect', code: `HTTP ${status}`, sent: true, location };
+	if (redirect) return { ...failure, redirect, method: at.method };
+	at.seen.add(location);
+	return { ...at, url: location, method: method! };
+}
 
 /**
  * What a redirect turns the request into. 301/302 turn a POST into nothing (`undefined`): following it as a GET, as
  * browsers do, would drop the payload and fire nothing, so the node says where the service moved instead.
  */
-export function redirectedMethod(status: number, method: string): string | undefined {
+function redirectedMethod(status: number, method: IHttpRequestMethods) {
 	if (status === 307 || status === 308) return method;
 	if (status === 303) return method === 'HEAD' ? 'HEAD' : 'GET';
 	return method === 'GET' || method === 'HEAD' ? method : undefined;

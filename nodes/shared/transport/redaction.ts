@@ -5,7 +5,7 @@ import { KEY_PARAMETER } from './services';
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
 /** Service text is cut to this many characters before any pattern runs on it: bounded time on any answer. */
-export const MAX_TEXT = 4096;
+const MAX_TEXT = 4096;
 /** The shortest piece of the key that is removed where it stands alone: what a cut could leave of it. */
 const KEY_PIECE = 8;
 
@@ -153,13 +153,17 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 	return out;
 }
 
-export const isHtml = (text: string, contentType: string): boolean =>
-	/^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
+/** What a page that is not JSON said, made safe to show: an HTML page's title (else an excerpt), or an excerpt. */
+export function pageSaid(text: string, contentType: string, redact: Redact) {
+	const html =
+		/^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
+	return { html, said: html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact) };
+}
 
 /** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
-export const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
+const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
 
-export function htmlTitle(text: string): string | undefined {
+function htmlTitle(text: string): string | undefined {
 	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
 	return title ? excerpt(title, 80) : undefined;
 }

@@ -1,7 +1,7 @@
-import { header } from './attempt';
-import { type Heard, type Limiter, MAX_WAIT_MS, type Run, type Turn } from './limiter';
-import { type Quota, backoff, parseRetryAfter, readQuota, wait } from './timing';
-import type { ApiRequest, Failure, RawResponse, RequestSettings } from './types';
+import { header, wait } from './attempt';
+import { type Heard, type Limiter, MAX_WAIT_MS } from './limiter';
+import { cut } from './redaction';
+import type { ApiRequest, Failure, Quota, RawResponse, RequestSettings, Run, Turn } from './types';
 
 /**
  * The retry policy, said once (option texts and the docs are built from or checked against these). Retried: 429 (the
@@ -27,7 +27,7 @@ export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	gaveUp?: GaveUp;
 };
 
-export interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
+interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 	settings: RequestSettings;
 	limiter: Limiter;
 	run: Run;
@@ -93,6 +93,34 @@ function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
 	};
 }
 
+/** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
+export function checkJson(res: RawResponse): RawResponse | Failure {
+	if (res.cut) return res;
+	const raw = res.body.toString('utf8');
+	if (!/\S/.test(raw)) return res;
+	try {
+		return { ...res, json: { value: JSON.parse(raw) } };
+	} catch (error) {
+		const text = raw.trim();
+		if (
+			res.statusCode < 200 ||
+			res.statusCode >= 300 ||
+			!/^[[{]/.test(text) ||
+			!isCutOff(text, error as Error)
+		)
+			return res;
+		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
+		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
+	}
+}
+
+/** Whether a JSON syntax error is the input ending early (rather than something that is not JSON). */
+function isCutOff(text: string, error: Error): boolean {
+	if (/end of (json )?input|unterminated/i.test(error.message)) return true;
+	const position = /position (\d+)/.exec(error.message);
+	return position !== null && Number(position[1]) >= text.length;
+}
+
 /** An attempt's answer or failure, with the headers that bear on retries read once. */
 function hear(outcome: RawResponse | Failure): Said {
 	if ('kind' in outcome)
@@ -135,4 +163,82 @@ function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally):
 		);
 	}
 	return { retry: true, pauseMs, delay };
+}
+
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const MONTH = `(?<mon>${MONTHS.join('|')})`;
+const TIME = '(?<h>\\d{2}):(?<mi>\\d{2}):(?<s>\\d{2})';
+/** The three HTTP date forms (RFC 9110): IMF-fixdate, RFC 850 and asctime. */
+const HTTP_DATES = [
+	new RegExp(`^${DAY}, (?<d>\\d{2}) ${MONTH} (?<y>\\d{4}) ${TIME} GMT$`),
+	new RegExp(`^${LONG_DAY}, (?<d>\\d{2})-${MONTH}-(?<y>\\d{2}) ${TIME} GMT$`),
+	new RegExp(`^${DAY} ${MONTH} (?<d> \\d|\\d{2}) ${TIME} (?<y>\\d{4})$`),
+];
+
+function httpDate(text: string): number | undefined {
+	const g = HTTP_DATES.map((pattern) => pattern.exec(text)?.groups).find(Boolean);
+	if (!g) return undefined;
+	const year = Number(g.y) + (g.y.length > 2 ? 0 : Number(g.y) < 70 ? 2000 : 1900);
+	return Date.UTC(year, MONTHS.indexOf(g.mon), Number(g.d), Number(g.h), Number(g.mi), Number(g.s));
+}
+
+/** Retry-After in ms: delta-seconds or an HTTP date (past: 0); else undefined. Cut before any pattern runs. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	if (value === undefined || value === null) return undefined;
+	const text = cut(String(Array.isArray(value) ? value[0] : value), 64).trim();
+	if (/^\d{1,10}(\.\d{1,3})?$/.test(text)) return Math.round(parseFloat(text) * 1000);
+	const date = httpDate(text);
+	return date === undefined || Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The parameters of a structured-field list's member named `name` (or of its first member). */
+function member(value: string | undefined, name?: string): Record<string, string> | undefined {
+	for (const item of (value ?? '').split(',')) {
+		const [key, ...params] = item.split(';').map((part) => part.trim());
+		if (!key || (name !== undefined && key !== name)) continue;
+		return Object.fromEntries(params.map((p) => p.split('=', 2)).map(([k, v]) => [k, v ?? '']));
+	}
+	return undefined;
+}
+
+/**
+ * The quota a service announces: the IETF draft's `RateLimit` with `RateLimit-Policy`, `RateLimit-*` or `X-RateLimit-*`
+ * (a reset of 1e9 or more is in epoch seconds). Malformed or contradictory values are ignored, as the draft asks.
+ */
+export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
+	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
+	const number = (pattern: RegExp, v?: string) =>
+		v !== undefined && v.length <= 32 && pattern.test(v) && Number(v) < 1e13
+			? Number(v)
+			: undefined;
+	const count = (v?: string) => number(/^\s*\d+\s*$/, v);
+	const seconds = (v?: string) => number(/^\s*\d+(\.\d+)?\s*$/, v);
+	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
+		if (remaining === undefined || reset === undefined) return undefined;
+		if (limit !== undefined && remaining > limit) return undefined;
+		const resetAt = reset >= 1e9 ? reset * 1000 : now + reset * 1000;
+		return { remaining, resetAt: Math.max(now, resetAt), limit };
+	};
+	const field = get('ratelimit');
+	if (field !== undefined) {
+		const name = field.split(/[;,]/)[0].trim();
+		const [left, policy] = [member(field), member(get('ratelimit-policy'), name) ?? {}];
+		return check(count(left?.r), count(left?.t), count(policy.q));
+	}
+	for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
+		const quota = check(
+			count(get(`${prefix}remaining`)),
+			seconds(get(`${prefix}reset`)),
+			count(get(`${prefix}limit`)),
+		);
+		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
+	}
+	return undefined;
+}
+
+/** Exponential backoff with jitter: base·2^(n-1), scaled by a factor in [0.5, 1) (`random` for tests). */
+export function backoff(base: number, attempt: number, random = Math.random()): number {
+	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));
 }

@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
-export const CREDENTIALS_TYPE = 'triptychApi';
 export type Service = 'trigger' | 'museum' | 'quotes';
 type Style = 'generic' | 'harvard' | 'artic' | 'cleveland' | 'iftttWebhooks';
 
@@ -11,7 +10,7 @@ export const KEY_PARAMETER = 'apikey';
  * How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or
  * never (an open service: the key is not sent to it in any form)
  */
-export type KeyPlacement =
+type KeyPlacement =
 	| { in: 'bearer' }
 	| { in: 'query' }
 	| { in: 'path'; after: string[] }

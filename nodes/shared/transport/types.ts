@@ -1,7 +1,6 @@
-import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { Service } from './services';
-import type { Stopper } from './timing';
 
 /** The node options of a call (times in ms); `maxAttempts` counts the first, `retryDelay` is the first backoff. */
 export interface RequestSettings {
@@ -84,6 +83,16 @@ export interface Failure {
 	quota?: boolean;
 }
 
+/** Stop as its listeners see it (attempt.ts's Stopper): why, once told, and a way to hear of it. */
+export interface Stop {
+	readonly aborted: boolean;
+	readonly reason?: string;
+	subscribe(listener: () => void): () => void;
+}
+
+/** What a service's rate-limit headers say: requests left in its window, when that resets, and its size. */
+export type Quota = { remaining: number; resetAt: number; limit?: number };
+
 /** How an answer bears on the service's capacity. */
 export type Verdict = 'ok' | 'rateLimited' | 'overloaded' | 'neutral';
 
@@ -93,7 +102,7 @@ export type Ticket = { sentAt: number; level: number; seq: number };
 /** One node run's side: its Concurrency cap, its Stop, its requests in flight and those waiting for a slot. */
 export interface Run {
 	readonly max: number;
-	readonly stop: Stopper;
+	readonly stop: Stop;
 	inFlight: number;
 	/** Called with true when given a slot, false when the run stopped */
 	readonly queue: Array<(granted: boolean) => void>;
@@ -102,3 +111,18 @@ export interface Run {
 export type Turn =
 	| { ok: true; ticket: Ticket; announcedMs: number }
 	| { ok: false; why: 'stopped' | 'paused' | 'quota'; waitMs: number };
+
+/** How a request is put on the wire: one of n8n's request helpers, with the key applied where it belongs. */
+export type Sender = (options: IHttpRequestOptions) => Promise<unknown>;
+
+export interface AttemptSpec extends Pick<ApiRequest, 'method' | 'qs' | 'body' | 'headers'> {
+	url: string;
+	/** `origin`: followed here, only to that origin (the key goes along); `any`: n8n follows them (images) */
+	redirects: { follow: 'origin'; origin: string } | { follow: 'any' };
+	/** Time limit of the whole attempt: connecting, every redirect hop, the headers and the full body */
+	timeout: number;
+	maxBytes: number;
+	/** A larger 2xx answer is kept cut at `maxBytes` instead of refused: the service took the call (`acceptText`) */
+	cutOff?: boolean;
+	cancel?: Stop;
+}
