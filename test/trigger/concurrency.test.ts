@@ -10,7 +10,8 @@ const server = useServer(() => startTriggerServer());
 
 test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives for 2 s', async () => {
 	server.fail({ kind: 'status', status: 429, retryAfter: '2' });
-	server.setMode({ delayMs: 50 });
+	// a near service (10 ms): its first answer comes before more requests go (a farther one gets dozens meanwhile)
+	server.setMode({ delayMs: 10 });
 	const started = Date.now();
 	const result = await runTrigger(
 		server,
@@ -19,7 +20,7 @@ test('a 429 with Retry-After: 2 pauses every call of the run: no request arrives
 	);
 	expect(result.workflowError).toBeUndefined();
 	expect(result.output(NODE)).toHaveLength(30);
-	// The 429 is the first answer (sent 50 ms after its request came). Requests already on their way when it reached
+	// The 429 is the first answer (sent 10 ms after its request came). Requests already on their way when it reached
 	// the node may still arrive in the next moments (later on a loaded machine); after that, nothing arrives until the
 	// 2 s are over.
 	const refused = server.requests[0].at;
