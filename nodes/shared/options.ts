@@ -33,7 +33,7 @@ const MAX_RESPONSE_SIZE: NumberOption = {
 };
 
 export const CONCURRENCY: NumberOption = {
-	...bounded('Concurrency', 'concurrency', 256, 1, 256),
+	...bounded('Concurrency', 'concurrency', 512, 1, 512),
 	description:
 		'Most requests in flight at once for this node. Every run of every workflow in this n8n process that calls the same service with the same credential shares one allowance, which adapts to the service: more while that brings answers faster, fewer when it pushes back (429, 503, timeouts), paced by its rate-limit headers when it sends them. 1 sends one request at a time, in item order.',
 };

@@ -450,12 +450,12 @@ describe('bad values are refused before any request, naming the field and the it
 			/^"Max Response Size \(MB\)" must be a whole number from 1 to 1024, not 0 \[item 0\]$/,
 		],
 		[
-			{ options: { concurrency: 257 } },
-			/^"Concurrency" must be a whole number from 1 to 256, not 257 \[item 0\]$/,
+			{ options: { concurrency: 513 } },
+			/^"Concurrency" must be a whole number from 1 to 512, not 513 \[item 0\]$/,
 		],
 		[
 			{ options: { concurrency: 0 } },
-			/^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/,
+			/^"Concurrency" must be a whole number from 1 to 512, not 0 \[item 0\]$/,
 		],
 	])('%j', async (params, message) => {
 		const result = await run(params as IDataObject);

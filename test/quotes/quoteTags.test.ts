@@ -399,7 +399,7 @@ describe('bad field values are refused before any request', () => {
 		],
 		[
 			{ options: { concurrency: 0 } },
-			/^"Concurrency" must be a whole number from 1 to 256, not 0 \[item 0\]$/,
+			/^"Concurrency" must be a whole number from 1 to 512, not 0 \[item 0\]$/,
 		],
 		[
 			{ options: { maxAttempts: 11 } },
@@ -430,13 +430,13 @@ describe('bad field values are refused before any request', () => {
 		expect(server.requests).toHaveLength(0);
 	});
 
-	test.each([257, '={{ "many" }}'])(
+	test.each([513, '={{ "many" }}'])(
 		'Concurrency %j is refused before any request',
 		async (concurrency) => {
 			const result = await runTags({ options: { concurrency } });
 			const error = result.error('Tags')!;
 			expect(error.message).toMatch(
-				/^"Concurrency" must be a whole number from 1 to 256, not .+ \[item 0\]$/,
+				/^"Concurrency" must be a whole number from 1 to 512, not .+ \[item 0\]$/,
 			);
 			expect(error.name).toBe('NodeOperationError');
 			expect(server.requests).toHaveLength(0);

@@ -48,7 +48,7 @@ describe('node description', () => {
 		const option = (name: string) => options.find((o) => o.name === name)!;
 		expect(option('concurrency')).toMatchObject({
 			displayName: 'Concurrency',
-			typeOptions: { minValue: 1, maxValue: 256 },
+			typeOptions: { minValue: 1, maxValue: 512 },
 		});
 		expect(option('maxResponseSize')).toMatchObject({
 			displayName: 'Max Response Size (MB)',
@@ -400,8 +400,8 @@ describe('bad values are refused before any request', () => {
 	});
 
 	test.each([
-		['concurrency', 0, '"Concurrency" must be a whole number from 1 to 256, not 0 [item 0]'],
-		['concurrency', 257, '"Concurrency" must be a whole number from 1 to 256, not 257 [item 0]'],
+		['concurrency', 0, '"Concurrency" must be a whole number from 1 to 512, not 0 [item 0]'],
+		['concurrency', 513, '"Concurrency" must be a whole number from 1 to 512, not 513 [item 0]'],
 		['batchSize', 0, '"Items per Batch" must be a whole number of 1 or more'],
 		[
 			'batchInterval',

@@ -20,7 +20,7 @@ export const MAX_WAIT_MS = 120_000;
 /** At least this many after the first answer: two clients that meet a small burst at once both get a share of it */
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
-const MOST = 256;
+const MOST = 512;
 /** Before the first answer, past `RAMP_AFTER_MS` idle, the allowance doubles per `RAMP_MS` idle: at 60 ms, 256 */
 const [RAMP_AFTER_MS, RAMP_MS] = [20, 5];
 /** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
