@@ -484,8 +484,8 @@ export async function previewAndHints(ctx: Ctx, rest: Rest, credentialId: string
 			} finally {
 				await ed.closeNdv(page);
 			}
-			if (!added.includes('256')) fail(`Tags new: Concurrency added shows ${added.join(', ')}`);
-			seen.push('Tags new: Concurrency added in the editor starts at 256');
+			if (!added.includes('512')) fail(`Tags new: Concurrency added shows ${added.join(', ')}`);
+			seen.push('Tags new: Concurrency added in the editor starts at 512');
 			return seen;
 		},
 	);
