@@ -97,7 +97,7 @@ describe('the in-flight allowance', () => {
 		[0, START + 1],
 		[10, START * 2],
 		[20, START * 4],
-		[200, 256],
+		[200, 512],
 	])(
 		'per round of healthy answers while requests wait, %i ms waited for them: it doubles per 10 ms',
 		async (ms, grown) => {
