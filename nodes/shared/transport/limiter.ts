@@ -8,8 +8,8 @@ import type { Quota, Run, Ticket, Turn, Verdict } from './types';
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
  * 2. the **in-flight allowance**: before the first answer, one, then doubled per `RAMP_MS` the process waited idle
  *    past `RAMP_AFTER_MS` (a near service's answer, and any quota it announces, comes first); then at least `START`,
- *    doubled per `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it under the
- *    lowest level its wave of refusals went at (halved when refused again below it), held there for `HOLD_MS`;
+ *    doubled per `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it
+ *    just under the lowest level its wave of refusals went at (halved when refused again below it), held `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
  * 5. without quota headers, after a 429, the **pace** (quota.ts): a token bucket whose rate follows CUBIC.
