@@ -124,6 +124,43 @@ export interface WorkflowJson {
 	[key: string]: unknown;
 }
 
+/** A workflow of a Manual Trigger and one node (`type` below this package), as the end-to-end checks import it. */
+export function oneNodeWorkflow(
+	id: string,
+	name: string,
+	node: { name: string; type: string; parameters: Record<string, unknown> },
+	credentials: Record<string, { id: string; name: string }>,
+	settings: Record<string, unknown> = {},
+): WorkflowJson {
+	const start = 'When clicking Execute';
+	const base = { typeVersion: 1, parameters: {} };
+	return {
+		id,
+		name,
+		active: false,
+		nodes: [
+			{
+				...base,
+				id: `${id}-start`,
+				name: start,
+				type: 'n8n-nodes-base.manualTrigger',
+				position: [0, 0],
+			},
+			{
+				...base,
+				id: `${id}-node`,
+				name: node.name,
+				type: `${PACKAGE}.${node.type}`,
+				position: [220, 0],
+				parameters: node.parameters,
+				credentials,
+			},
+		],
+		connections: { [start]: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
+		settings,
+	};
+}
+
 export function readWorkflow(file: string): WorkflowJson {
 	return JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8')) as WorkflowJson;
 }

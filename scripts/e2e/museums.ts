@@ -24,6 +24,7 @@ import {
 	PACKAGE,
 	type RunView,
 	type WorkflowJson,
+	oneNodeWorkflow,
 	readWorkflow,
 } from './scenarios';
 import { type Check, ensure, fail, seconds } from './checks';
@@ -168,34 +169,11 @@ export function museumWorkflows(harvard: Credential): WorkflowJson[] {
 	Object.assign(example, { id: EXAMPLE.id, active: false });
 	const own = (Object.keys(WORKFLOWS) as WorkflowKey[]).map((key): WorkflowJson => {
 		const { id, style, node } = WORKFLOWS[key];
-		const start = 'When clicking Execute';
-		const credential: Credential = MUSEUM_CREDENTIALS[style];
-		return {
-			id,
-			name: `e2e museum: ${node}`,
-			active: false,
-			nodes: [
-				{
-					id: `${id}-start`,
-					name: start,
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
-				{
-					id: `${id}-node`,
-					name: node,
-					type: `${PACKAGE}.museumObjectSearch`,
-					typeVersion: 1,
-					position: [220, 0],
-					parameters: PARAMETERS[key],
-					credentials: { [CREDENTIAL_TYPE]: credential },
-				},
-			],
-			connections: { [start]: { main: [[{ node, type: 'main', index: 0 }]] } },
-			settings: { executionOrder: 'v1' },
-		};
+		const museum = { name: node, type: 'museumObjectSearch', parameters: PARAMETERS[key] };
+		const credentials = { [CREDENTIAL_TYPE]: MUSEUM_CREDENTIALS[style] as Credential };
+		return oneNodeWorkflow(id, `e2e museum: ${node}`, museum, credentials, {
+			executionOrder: 'v1',
+		});
 	});
 	return [example, ...own];
 }

@@ -8,10 +8,10 @@ import path from 'node:path';
 
 import {
 	CREDENTIAL_TYPE,
-	PACKAGE,
 	type Services,
 	type WorkflowJson,
 	credentialData,
+	oneNodeWorkflow,
 	viewOfRun,
 } from './scenarios';
 import { type Check, ensure, seconds } from './checks';
@@ -47,35 +47,17 @@ export function hasSsrfProtection(n8nBin: string): boolean {
 }
 
 export function ssrfWorkflows(main: Credential): WorkflowJson[] {
-	const start = 'When clicking Execute';
 	const { id, node, limit, maxAttempts } = WORKFLOW;
+	const parameters = { limit, options: { maxAttempts } };
 	return [
-		{
-			id,
-			name: `e2e ssrf: ${id}`,
-			active: false,
-			nodes: [
-				{
-					id: `${id}-start`,
-					name: start,
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
-				{
-					id: `${id}-node`,
-					name: node,
-					type: `${PACKAGE}.quoteTags`,
-					typeVersion: 1,
-					position: [220, 0],
-					parameters: { limit, options: { maxAttempts } },
-					credentials: { triptychApi: main },
-				},
-			],
-			connections: { [start]: { main: [[{ node, type: 'main', index: 0 }]] } },
-			settings: {},
-		},
+		oneNodeWorkflow(
+			`${id}`,
+			`e2e ssrf: ${id}`,
+			{ name: node, type: 'quoteTags', parameters },
+			{
+				triptychApi: main,
+			},
+		),
 	];
 }
 
