@@ -21,7 +21,8 @@ export const MAX_WAIT_MS = 120_000;
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 512;
-/** Before the first answer, past `RAMP_AFTER_MS` idle, the allowance doubles per `RAMP_MS` idle: at 60 ms, 256 */
+/** Before the first answer: past `RAMP_AFTER_MS` idle (a near service, which may announce a quota, has answered by
+ * then) the allowance doubles per `RAMP_MS` idle, so a distant one has hundreds under way within its round trip. */
 const [RAMP_AFTER_MS, RAMP_MS] = [20, 5];
 /** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
 const DOUBLING_MS = 10;
