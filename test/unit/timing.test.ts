@@ -1,5 +1,6 @@
 /** Retry-After and backoff (nodes/shared/transport/retry), from source. */
-import { wait } from '../../nodes/shared/transport/attempt';
+import { Stopper, attempt, wait } from '../../nodes/shared/transport/attempt';
+import type { AttemptSpec, Sender } from '../../nodes/shared/transport/types';
 import { backoff, parseRetryAfter } from '../../nodes/shared/transport/retry';
 
 describe('parseRetryAfter', () => {
@@ -59,20 +60,59 @@ describe('wait', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(55);
 	});
 
-	test('ends early, without rejecting, when the signal aborts', async () => {
-		const controller = new AbortController();
+	test('ends early, without rejecting, at Stop', async () => {
+		const stop = new Stopper();
 		const started = Date.now();
-		setTimeout(() => controller.abort(), 20);
-		await expect(wait(5000, controller.signal)).resolves.toBeUndefined();
+		setTimeout(() => stop.stop(), 20);
+		await expect(wait(5000, stop)).resolves.toBeUndefined();
 		expect(Date.now() - started).toBeLessThan(1000);
 	});
 
-	test('an already aborted signal or a zero wait returns at once', async () => {
-		const controller = new AbortController();
-		controller.abort();
+	test('an earlier Stop or a zero wait returns at once', async () => {
+		const stop = new Stopper();
+		stop.stop();
 		const started = Date.now();
-		await wait(5000, controller.signal);
+		await wait(5000, stop);
 		await wait(0);
 		expect(Date.now() - started).toBeLessThan(50);
+	});
+});
+
+describe("the attempts' deadlines (one timer watches them all)", () => {
+	const never: Sender = async () => await new Promise(() => undefined);
+	const spec = (timeout: number, cancel?: Stopper): AttemptSpec => ({
+		url: 'http://127.0.0.1:9/',
+		method: 'GET',
+		redirects: { follow: 'any' },
+		timeout,
+		maxBytes: 1000,
+		cancel,
+	});
+
+	test('an attempt with a shorter Timeout, started after a longer one, ends at its own', async () => {
+		const stop = new Stopper();
+		const started = Date.now();
+		const long = attempt(never, spec(60_000, stop));
+		const short = await attempt(never, spec(100));
+		const took = Date.now() - started;
+		expect(short).toMatchObject({ kind: 'timeout', timeoutMs: 100 });
+		expect(took).toBeGreaterThanOrEqual(95);
+		expect(took).toBeLessThan(30_000);
+		stop.stop();
+		expect(await long).toMatchObject({ kind: 'canceled' });
+	});
+
+	test('many attempts each end at their deadline', async () => {
+		const started = Date.now();
+		const ends = await Promise.all(
+			[150, 50, 100, 50].map(async (timeout) => {
+				const failure = await attempt(never, spec(timeout));
+				return { failure, timeout, took: Date.now() - started };
+			}),
+		);
+		for (const { failure, timeout, took } of ends) {
+			expect(failure).toMatchObject({ kind: 'timeout', timeoutMs: timeout });
+			expect(took).toBeGreaterThanOrEqual(timeout - 5);
+		}
 	});
 });

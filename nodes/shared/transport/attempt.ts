@@ -21,8 +21,7 @@ export class Stopper {
 
 	stop(reason?: string): void {
 		if (this.aborted) return;
-		this.aborted = true;
-		this.reason = reason;
+		[this.aborted, this.reason] = [true, reason];
 		const listeners = [...this.listeners];
 		this.listeners.clear();
 		for (const listener of listeners) listener();
@@ -30,11 +29,8 @@ export class Stopper {
 
 	/** Calls `listener` once when stopped (at once if it is); returns the way to unsubscribe. */
 	subscribe(listener: () => void): () => void {
-		if (this.aborted) {
-			listener();
-			return () => undefined;
-		}
-		this.listeners.add(listener);
+		if (this.aborted) listener();
+		else this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
 	}
 }
@@ -42,28 +38,51 @@ export class Stopper {
 /** The reason given when a wait or an attempt ends early: one shared Error, not a stack trace built per abort. */
 const ENDED = new Error('ended');
 
-const MAX_TIMER_MS = 2 ** 31 - 1; // the longest a Node.js timer waits; a longer one fires at once
-
 /**
  * Waits `wanted` ms, or less when `stop` comes first; never rejects. The timer is n8n's `sleep` (nodes may not use
  * timers): n8n 2.x's `sleep(ms, signal)` clears it when the wait ends early; on 1.x the idle timer runs out alone.
  */
-export async function wait(wanted: number, stop?: AbortSignal | Stop): Promise<void> {
+export async function wait(wanted: number, stop?: Stop): Promise<void> {
 	if (!(wanted > 0)) return;
-	const ms = Math.min(wanted, MAX_TIMER_MS);
+	const ms = Math.min(wanted, 2 ** 31 - 1); // a longer Node.js timer fires at once
 	if (!stop) return await sleep(ms);
 	if (stop.aborted) return;
-	const stopper = 'subscribe' in stop ? stop : new Stopper(stop);
 	const controller = new AbortController();
 	let unsubscribe: () => void = () => undefined;
-	const stopped = new Promise<void>((resolve) => {
-		unsubscribe = stopper.subscribe(resolve);
-	});
+	const stopped = new Promise<void>((resolve) => (unsubscribe = stop.subscribe(resolve)));
 	const sleepWithSignal = sleep as (ms: number, signal?: AbortSignal) => Promise<void>;
-	// neither rejects
 	await Promise.race([sleepWithSignal(ms, controller.signal).catch(() => undefined), stopped]);
 	unsubscribe();
 	controller.abort(ENDED);
+}
+
+/** The deadlines of the attempts under way, watched by one timer at the earliest: one each costs more than a request */
+const deadlines = new Map<() => void, number>();
+let armed: { at: number; stop: Stopper } | undefined;
+
+/** Calls `end` at `at` unless the function returned is called first. */
+function deadline(at: number, end: () => void): () => void {
+	deadlines.set(end, at);
+	if (!armed || at < armed.at) arm(at);
+	return () => {
+		if (deadlines.delete(end) && !deadlines.size) arm(Infinity);
+	};
+}
+
+/** Sets the one timer to `at` (Infinity: none); when it fires, the attempts past their deadline end. */
+function arm(at: number): void {
+	armed?.stop.stop();
+	const mine = (armed = at < Infinity ? { at, stop: new Stopper() } : undefined);
+	if (!mine) return;
+	void wait(at - Date.now(), mine.stop).then(() => {
+		if (armed !== mine) return;
+		let next = Infinity;
+		for (const [end, due] of deadlines) {
+			if (due > Date.now()) next = Math.min(next, due);
+			else if (deadlines.delete(end)) end();
+		}
+		arm(next);
+	});
 }
 
 const ABORTED = Symbol('aborted');
@@ -90,11 +109,9 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	};
 	let answered = false;
 	const unsubscribe = spec.cancel?.subscribe(() => end(canceled()));
-	const timer = new Stopper();
-	void wait(spec.timeout, timer).then(() => {
-		if (!timer.aborted)
-			end({ kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs: spec.timeout });
-	});
+	const timedOut = () =>
+		end({ kind: 'timeout', code: 'ETIMEDOUT', sent: true, timeoutMs: spec.timeout });
+	const intime = deadline(Date.now() + spec.timeout, timedOut);
 
 	try {
 		let { url, method, qs, body } = spec;
@@ -156,7 +173,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 		}
 	} finally {
 		unsubscribe?.();
-		timer.stop();
+		intime();
 		// an attempt that did not end with a whole answer also ends whatever n8n's client still does for it
 		if (!answered) controller.abort(ENDED);
 	}
@@ -210,10 +227,7 @@ const isBodyStream = (value: unknown): value is BodyStream =>
 	typeof (value as BodyStream | null)?.on === 'function' &&
 	typeof (value as BodyStream).destroy === 'function';
 
-/**
- * Throws away an answer's body. n8n's client hands over a wrapper that reads the response only once it is read:
- * destroyed unread, the response would stay paused and keep its socket open, so one chunk is read first.
- */
+/** Throws away a body. Destroyed unread, n8n's wrapper would keep the socket open: one chunk is read first. */
 function discard(body: unknown): void {
 	if (!isBodyStream(body)) return;
 	body.on('error', () => undefined);
