@@ -134,8 +134,7 @@ export class Limiter {
 			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(heard.pauseMs, MAX_WAIT_MS));
 		if (verdict === 'rateLimited' && !heard.quota) this.refused(ticket, now);
 		const overshot = verdict === 'overloaded' && this.cut(ticket, now);
-		if (verdict === 'ok') this.grow(ticket, now);
-		if (verdict === 'ok') this.allowance = Math.max(this.allowance, ramped);
+		if (verdict === 'ok') this.grow(ticket, now, ramped);
 		for (const answered of this.answers.splice(0)) answered();
 		this.wake();
 		return overshot;
@@ -236,7 +235,7 @@ export class Limiter {
 	 * A healthy answer: the pace follows its cubic curve; at the end of a round (an allowance's worth of answers) in
 	 * which requests waited, the allowance grows unless the answers came slower than queueing allows.
 	 */
-	private grow(ticket: Ticket, now: number): void {
+	private grow(ticket: Ticket, now: number, ramped: number): void {
 		this.pace?.grow(now);
 		const took = now - ticket.sentAt;
 		this.round.took += took;
@@ -256,7 +255,7 @@ export class Limiter {
 		}
 		// the time the service kept the round waiting: the quickest answer, less what n8n's own work took of it
 		const waited = Math.min(quickest, before ? clock.eventLoopUtilization!(before).idle : 0);
-		const grown = Math.ceil(this.allowance * 2 ** (waited / DOUBLING_MS));
+		const grown = Math.ceil(Math.max(this.allowance, ramped) * 2 ** (waited / DOUBLING_MS));
 		this.allowance = Math.min(MOST, Math.max(START, this.allowance + 1, grown));
 	}
 }
