@@ -37,9 +37,7 @@ const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
 
 export class Limiter {
 	allowance = 1;
-	/** When the first request went (and how busy the process was then), until the first answer came */
-	private rampFrom = 0;
-	private rampLoop = loop();
+	private answered = false;
 	private ramping = false;
 	inFlight = 0;
 	pausedUntil = 0;
@@ -111,7 +109,6 @@ export class Limiter {
 			if (!slot || slot.at <= now) break;
 			await wait(slot.at - now, run.stop);
 		}
-		if (!this.sent) [this.rampFrom, this.rampLoop] = [Date.now(), loop()];
 		const ticket = { sentAt: Date.now(), level: ++this.onWire, seq: ++this.sent };
 		if (this.minute.push(ticket.sentAt) > this.perMinute) this.minute.shift();
 		this.quota.take(ticket.seq);
@@ -122,8 +119,8 @@ export class Limiter {
 	release(run: Run, ticket: Ticket, heard: Heard): boolean {
 		const now = Date.now();
 		const verdict = verdictOf(heard);
-		const ramped = this.limit(); // the first answer ends the ramp: a healthy one keeps what it reached
-		this.rampFrom = 0;
+		const ramped = this.limit(); // the first answer ends the ramp: a healthy one grows from what it reached
+		this.answered = true;
 		this.seat(run, -1);
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
@@ -156,15 +153,16 @@ export class Limiter {
 		return Math.min(MOST, Math.max(this.allowance, ramp));
 	}
 
-	/** How long the process waited idle since the first request, until the first answer */
+	/** How long the process waited idle since the first request (the first round's start), until the first answer */
 	private idle(): number {
-		if (!this.rampFrom || !this.rampLoop) return 0;
-		return Math.min(Date.now() - this.rampFrom, clock.eventLoopUtilization!(this.rampLoop).idle);
+		const { at, loop: from } = this.round;
+		if (!this.sent || this.answered || !from) return 0;
+		return Math.min(Date.now() - at, clock.eventLoopUtilization!(from).idle);
 	}
 
 	/** Before the first answer, wakes the line when the ramp lets one more go (one timer at a time). */
 	private ramp(): void {
-		if (!this.rampFrom || this.ramping || this.inFlight < this.limit() || this.limit() >= MOST)
+		if (this.answered || this.ramping || this.inFlight < this.limit() || this.limit() >= MOST)
 			return;
 		this.ramping = true;
 		const due = RAMP_AFTER_MS + RAMP_MS * Math.log2(this.inFlight + 1) - this.idle();
@@ -264,7 +262,8 @@ export class Limiter {
 type Loop = { idle: number; active: number; utilization: number };
 const clock = performance as unknown as { eventLoopUtilization?: (since?: Loop) => Loop };
 const loop = () => clock.eventLoopUtilization?.();
-const newRound = () => ({ answers: 0, full: false, took: 0, quickest: Infinity, loop: loop() });
+const newRound = () => ({ answers: 0, full: false, took: 0, quickest: Infinity, ...started() });
+const started = () => ({ at: Date.now(), loop: loop() });
 
 /** What an answer said: status (0: none came), the pause it asks of every request, the quota announced. */
 export type Heard = { status: number; timedOut?: boolean; pauseMs?: number; quota?: Quota };
