@@ -6,12 +6,14 @@
  * - **warm**: per node, services 50 ms and 200 ms away (Quote Tags and Fire Automation 300 items, Museum 100
  *   searches): a cold run (the limiter new, as in a new n8n process) against the HTTP Request node run right after it,
  *   then pairs of warm runs back to back (the median of the ratios); target ≤ 1.0× for both.
+ * - **pages**: Museum Return All over 49 pages of 100, 50 ms away, against the HTTP Request node's own pagination
+ *   (a page parameter counted up until a page comes back empty), cold then warm; target ≤ 0.5×.
  * - **crowd**: 40 webhook executions × 5 items at once, Fire Automation with its defaults against 20/s burst 10,
  *   twice (the limiter cold, then as the first left it), then the HTTP Request node once: failed items, deliveries,
  *   refusals per accepted request, the busiest second at the service, time against the ideal.
  *
  * Exits 1 when a target is missed. Options: --n8n=2.41.1; --queue: queue mode, two workers (`n8n worker`, Redis:
- * redis-server on the PATH), the crowd only; BENCH_PAIRS=7; BENCH_ONLY=warm,crowd.
+ * redis-server on the PATH), the crowd only; BENCH_PAIRS=7; BENCH_ONLY=warm,pages,crowd.
  */
 import path from 'node:path';
 
@@ -20,7 +22,7 @@ import { fail, log, runMain, sleep } from './e2e/checks';
 import { type Env, pack, prepare, startN8n, writeJson } from './e2e/instance';
 import { background, freePort, installN8n, killAll, n8nBin, run } from './e2e/n8n';
 import { newestVersions } from '../test/harness/engine';
-import { type Kind, OURS, items, peerParameters } from './bench/workloads';
+import { type Kind, OURS, items, peerPagination, peerParameters } from './bench/workloads';
 import {
 	DEFAULT_API_KEY,
 	type RateLimit,
@@ -34,7 +36,7 @@ import {
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}`));
 const VERSION = flag('n8n=')?.split('=')[1] ?? '2.41.1';
 const QUEUE = flag('queue') !== undefined;
-const CASES = ['warm', 'crowd'];
+const CASES = ['warm', 'pages', 'crowd'];
 const ONLY = QUEUE ? ['crowd'] : (process.env.BENCH_ONLY ?? CASES.join(',')).split(',');
 const PAIRS = Math.max(1, Number(process.env.BENCH_PAIRS ?? 7));
 const KINDS: Kind[] = ['quotes', 'trigger', 'museum'];
@@ -51,6 +53,9 @@ const credentialOf = (ms: number) => ({
 	name: `Triptych (bench ${ms} ms)`,
 });
 const CROWD_CREDENTIAL = { id: 'benchTriptych002', name: 'Triptych (bench crowd)' };
+/** Museum Return All: its records (pages of 100), the service's distance, the target over the HTTP Request node */
+const PAGES = { records: 4900, ms: 50, target: 0.5 };
+const PAGES_CREDENTIAL = { id: 'benchTriptych003', name: 'Triptych (bench pages)' };
 
 /** Webhook → Split Out (the posted items) → `node`, answering when the last node is done. */
 function workflow(id: string, node: Record<string, unknown>): WorkflowJson & { id: string } {
@@ -130,6 +135,8 @@ async function main(): Promise<number> {
 		for (const s of Object.values(far[ms])) s.setMode({ delayMs: ms });
 	}
 	const crowdService = await startTriggerServer();
+	const pagesService = await startMuseumServer({ records: generateMuseumRecords(PAGES.records) });
+	pagesService.setMode({ delayMs: PAGES.ms });
 	const data = (ms: number) => ({
 		apiKey: DEFAULT_API_KEY,
 		sendKeyToQuotes: false,
@@ -165,6 +172,15 @@ async function main(): Promise<number> {
 			credentials: { triptychApi: CROWD_CREDENTIAL },
 		}),
 		workflow('benchcrowdpeer00', http('trigger', crowdService.url)),
+		workflow('benchpagesours00', {
+			...typeOf('museum'),
+			parameters: { q: '', returnAll: true, options: {} },
+			credentials: { triptychApi: PAGES_CREDENTIAL },
+		}),
+		workflow('benchpagespeer00', {
+			...http('museum', pagesService.url),
+			parameters: peerPagination(pagesService.url),
+		}),
 	];
 	const cli = (args: string[]) =>
 		run(env.runtime.node, [n8nBin(VERSION), ...args], {
@@ -178,6 +194,11 @@ async function main(): Promise<number> {
 			...CROWD_CREDENTIAL,
 			type: 'triptychApi',
 			data: { ...data(50), triggerUrl: crowdService.url },
+		},
+		{
+			...PAGES_CREDENTIAL,
+			type: 'triptychApi',
+			data: { ...data(50), museumUrl: pagesService.url },
 		},
 	];
 	for (const [command, list] of [
@@ -288,6 +309,31 @@ async function main(): Promise<number> {
 			slowest: ends[ends.length - 1] / ends[Math.floor(ends.length / 2)],
 		};
 	}
+	/** One Return All through its webhook: ms from call to answer; every page must have been asked */
+	async function pagesRun(side: 'ours' | 'peer') {
+		const before = pagesService.requests.length;
+		const { res, ms } = await call(`benchpages${side}00`, JSON.stringify(items(1)));
+		const asked = pagesService.requests.length - before;
+		if (!res.ok || asked < PAGES.records / 100)
+			fail(`pages ${side}: HTTP ${res.status}, ${asked} requests`);
+		return ms;
+	}
+	async function pages() {
+		log(
+			`pages: n8n ${VERSION}, Museum Return All, ${PAGES.records} records in pages of 100, ${PAGES.ms} ms away`,
+		);
+		await pagesRun('peer'); // n8n's own first-run work, out of the way
+		const ratios: number[] = [];
+		for (let i = 0; i <= Math.min(PAIRS, 3); i++)
+			ratios.push((await pagesRun('ours')) / (await pagesRun('peer')));
+		const [cold, ...warm] = ratios;
+		const median = [...warm].sort((a, b) => a - b)[Math.floor(warm.length / 2)];
+		const ok = cold <= PAGES.target && median <= PAGES.target;
+		log(
+			`${ok ? '✓' : '✗'} Museum Return All, ${PAGES.records / 100} pages: cold ${cold.toFixed(2)}× the HTTP Request node's pagination, warm ${median.toFixed(2)}×; target ≤ ${PAGES.target}×`,
+		);
+		return ok ? 0 : 1;
+	}
 	async function crowd() {
 		const how = QUEUE ? 'queue mode, 2 workers' : 'one n8n process';
 		log(
@@ -312,6 +358,7 @@ async function main(): Promise<number> {
 	let missed = 0;
 	try {
 		if (ONLY.includes('warm')) missed += await warm();
+		if (ONLY.includes('pages')) missed += await pages();
 		if (ONLY.includes('crowd')) missed += await crowd();
 	} finally {
 		await app.server.stop();

@@ -60,3 +60,27 @@ export const items = (n: number, from = 0) =>
 		n: from + i,
 		q: ['art', 'blue', 'river', 'woman'][i % 4],
 	}));
+
+/** The HTTP Request node paging by itself, as a user would set it for the museum service: page = $pageCount + 1,
+ * pages of 100, complete when a page comes back empty (one request more than there are pages). */
+export function peerPagination(url: string): IDataObject {
+	const pagination = {
+		paginationMode: 'updateAParameterInEachRequest',
+		parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] },
+		paginationCompleteWhen: 'other',
+		completeExpression: '={{ $response.body.data.records.length === 0 }}',
+		limitPagesFetched: false,
+		requestInterval: 0,
+	};
+	return {
+		method: 'GET',
+		url: `${url}/object`,
+		sendHeaders: true,
+		headerParameters: {
+			parameters: [{ name: 'Authorization', value: `Bearer ${DEFAULT_API_KEY}` }],
+		},
+		sendQuery: true,
+		queryParameters: { parameters: [{ name: 'limit', value: '100' }] },
+		options: { pagination: { pagination } },
+	};
+}
