@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
-import type { ApiResponse, TriggerRoutes, TriptychClient } from '../shared/transport';
-import { SERVICES, excerpt, wait, isPlainObject } from '../shared/transport';
+import { SERVICES, type TriggerRoutes } from '../shared/services';
+import type { ApiResponse, TriptychClient } from '../shared/transport';
+import { excerpt, wait, isPlainObject } from '../shared/transport';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 

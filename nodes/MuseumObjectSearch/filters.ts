@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { StyleEntry } from '../shared/transport';
+import type { StyleEntry } from '../shared/services';
 import { fieldError, show, toBoolean, toInteger, toText } from '../shared/fields';
 import { isPlainObject } from '../shared/transport';
 

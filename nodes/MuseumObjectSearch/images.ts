@@ -9,7 +9,8 @@ import {
 } from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import { type StyleEntry, describeFailure, isPlainObject } from '../shared/transport';
+import type { StyleEntry } from '../shared/services';
+import { describeFailure, isPlainObject } from '../shared/transport';
 import type { Call, Found } from './types';
 import { answerError, imageUrlOf } from './records';
 

@@ -6,12 +6,10 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './services';
 import {
 	type Failure,
 	type Judgement,
-	type Service,
-	SERVICES,
-	SERVICE_NAMES,
 	TriptychClient,
 	baseOf,
 	baseUrlProblem,
@@ -19,7 +17,6 @@ import {
 	excerpt,
 	judge,
 	redactKey,
-	styleOf,
 } from './transport';
 
 const TIMEOUT_MS = 15_000;

@@ -13,7 +13,7 @@ import {
 import { fetchAllPages } from '../../shared/paging';
 import { describeValue, isPlainObject } from '../../shared/transport';
 import { FILTERS, type Filter, colorQuery } from '../filters';
-import type { StyleEntry } from '../../shared/transport';
+import type { StyleEntry } from '../../shared/services';
 import type { Call, Found } from '../types';
 import { museumOf } from '../museums';
 import { answerError, recordKey } from '../records';

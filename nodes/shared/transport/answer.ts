@@ -1,7 +1,7 @@
 import { header } from './attempt';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
-import { SERVICES, type Service, styleChoices } from './services';
+import { SERVICES, type Service, styleChoices } from '../services';
 import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
 import type { ApiResponse, RawResponse } from './types';
 

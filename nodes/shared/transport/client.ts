@@ -16,8 +16,8 @@ import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
 import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
 import { type Outcome, checkJson, withRetries } from './retry';
-import type { Service, StyleEntry } from './services';
-import { SERVICES, sendsKey, styleOf } from './services';
+import type { Service, StyleEntry } from '../services';
+import { SERVICES, sendsKey, styleOf } from '../services';
 import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 

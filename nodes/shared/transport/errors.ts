@@ -4,7 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { MAX_WAIT_MS } from './limiter';
 import { MAX_REDIRECTS, originOf, webAddress } from './origin';
 import type { GaveUp } from './retry';
-import { SERVICES, type Service } from './services';
+import { SERVICES, type Service } from '../services';
 import { type Redact, redactAll } from './redaction';
 import type { Failure, RedirectProblem } from './types';
 

@@ -10,4 +10,3 @@ export { baseOf, baseUrlProblem, webAddress } from './origin';
 /** The credential's `authenticate`, as a value: a re-export would put a getter on the way of every request */
 export const applyKey = keyApplied;
 export * from './types';
-export * from './services';

@@ -1,6 +1,6 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { Service, StyleEntry } from './services';
+import type { Service, StyleEntry } from '../services';
 import type { AttemptSpec, Failure, RedirectProblem } from './types';
 import {
 	KEY_PARAMETER,
@@ -9,7 +9,7 @@ import {
 	sendsKey,
 	styleOf,
 	unknownStyle,
-} from './services';
+} from '../services';
 
 /* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
  * next-page links and redirects to the same origin are followed, anything else is refused. */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { KEY_PARAMETER } from './services';
+import { KEY_PARAMETER } from '../services';
 
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;

@@ -1,6 +1,6 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { Service } from './services';
+import type { Service } from '../services';
 
 /** The node options of a call (times in ms); `maxAttempts` counts the first, `retryDelay` is the first backoff. */
 export interface RequestSettings {
