@@ -4,7 +4,8 @@ import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { SERVICES, type TriggerRoutes } from '../shared/services';
 import type { ApiResponse, TriptychClient } from '../shared/transport';
-import { excerpt, wait, isPlainObject } from '../shared/transport';
+import { excerpt, wait } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 

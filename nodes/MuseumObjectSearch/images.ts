@@ -10,7 +10,8 @@ import {
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
 import type { StyleEntry } from '../shared/services';
-import { describeFailure, isPlainObject } from '../shared/transport';
+import { describeFailure } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import type { Call, Found } from './types';
 import { answerError, imageUrlOf } from './records';
 

@@ -2,13 +2,14 @@ import { header } from './attempt';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from '../services';
-import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
+import { isPlainObject } from '../values';
+import { type Redact, cut, pageSaid, shown } from './redaction';
 import type { ApiResponse, RawResponse } from './types';
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
-function isEnvelope(body: unknown): body is Envelope {
-	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
-}
+/** Only a JSON object can carry a `status`: a list, a string or null has none. */
+const isEnvelope = (body: unknown): body is Envelope =>
+	['success', 'fail', 'error'].includes((body as Partial<Envelope> | null)?.status as string);
 
 /** What a service's error body says, cut and redacted before it is shortened. */
 function extractMessage(body: unknown, redact: Redact): string | undefined {
@@ -110,28 +111,3 @@ function keyAdvice(service: Service): string {
 }
 
 const isOk = (status: number) => status >= 200 && status < 300;
-
-/* What a service sent, in words a message can quote, whatever its JSON holds. */
-
-/** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
-export function plainText(value: unknown): string {
-	if (typeof value === 'string') return value;
-	if (typeof value !== 'object' || value === null) return String(value);
-	try {
-		return JSON.stringify(value);
-	} catch {
-		return '';
-	}
-}
-
-/** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
-export function describeValue(value: unknown): string {
-	if (value === undefined || value === '') return 'an empty body';
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	if (typeof value === 'string') return `a string (${value.slice(0, 40)})`;
-	if (typeof value !== 'object') return `a ${typeof value}`;
-	const keys = Object.keys(value);
-	if (!keys.length) return 'an empty object';
-	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
-}

@@ -1,6 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
-
 import { KEY_PARAMETER } from '../services';
+import { isPlainObject } from '../values';
 
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
@@ -166,9 +165,4 @@ const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
 function htmlTitle(text: string): string | undefined {
 	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
 	return title ? excerpt(title, 80) : undefined;
-}
-
-/** A JSON object (not a list, not null): what a service's record or envelope must be. */
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
