@@ -14,10 +14,10 @@ import { interpret } from './answer';
 import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
-import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
+import { applyKey, targetOf, webAddress } from './origin';
 import { type Outcome, checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from '../services';
-import { SERVICES, sendsKey, styleOf } from '../services';
+import { SERVICES, styleOf } from '../services';
 import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 
@@ -251,18 +251,18 @@ export class TriptychClient {
 		const known = this.targets.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
-		const checked = baseOf(credentials, service);
-		const fail = ([message, description]: [string, string]) =>
-			new NodeOperationError(this.host.node, this.redact(message), { itemIndex, description });
-		const { label, field } = SERVICES[service];
-		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials[field], label));
-		const origin = originOf(checked.url);
-		const keyed = sendsKey(credentials, service);
-		const { problem } = keyed ? keyRule(credentials, origin) : {};
-		if (problem) throw fail([problem, '']);
+		const checked = targetOf(credentials, service);
+		if (Array.isArray(checked)) {
+			const [message, description] = checked;
+			throw new NodeOperationError(this.host.node, this.redact(message), {
+				itemIndex,
+				description,
+			});
+		}
+		const { url, origin, keyed } = checked;
 		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
 		const { headers, perMinute } = SERVICES[service].styles[styleOf(credentials, service)]!;
-		const target = { url: checked.url, origin, send, headers, perMinute };
+		const target = { url, origin, send, headers, perMinute };
 		this.targets.set(service, target);
 		return target;
 	}

@@ -2,7 +2,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_WAIT_MS } from './limiter';
-import { MAX_REDIRECTS, originOf, webAddress } from './origin';
+import { MAX_REDIRECTS, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from '../services';
 import { type Redact, redactAll } from './redaction';
@@ -150,7 +150,7 @@ function redirectProblem(failure: Failure): string {
 	const url = webAddress(to);
 	const path = url ? url.pathname + url.search : to;
 	const problems: Record<RedirectProblem, string> = {
-		otherOrigin: `to another origin (${originOf(to)})`,
+		otherOrigin: `to another origin (${url?.origin ?? to})`,
 		notAddress: `to "${to.slice(0, 200)}", which is not an http(s) address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,

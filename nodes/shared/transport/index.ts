@@ -6,7 +6,7 @@ export { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './retry';
 export { describeFailure } from './errors';
 export { excerpt, redactKey } from './redaction';
 export { judge, type Judgement } from './answer';
-export { baseOf, baseUrlProblem, webAddress } from './origin';
+export { targetOf, webAddress } from './origin';
 /** The credential's `authenticate`, as a value: a re-export would put a getter on the way of every request */
 export const applyKey = keyApplied;
 export * from './types';

@@ -14,6 +14,7 @@ import {
 /* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
+type Checked = { url: string; origin: string; keyed: boolean };
 type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
 type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
@@ -32,25 +33,34 @@ export function webAddress(text: string, base?: string): URL | undefined {
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**
- * A service's base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`.
- * A login in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
+ * A service as the credential sets it: its base address (no trailing slash), its origin and whether the key goes
+ * there; or what is wrong (message, fix), said once for the nodes, the pickers and the Test.
  */
-export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
+export function targetOf(credentials: IDataObject, service: Service): Checked | [string, string] {
+	const { field, label } = SERVICES[service];
+	const base = baseOf(credentials, service);
+	if (!('url' in base)) return baseUrlProblem(base, credentials[field], label);
+	const keyed = sendsKey(credentials, service);
+	const { problem } = keyed ? keyRule(credentials, base.origin) : {};
+	return problem ? [problem, ''] : { ...base, keyed };
+}
+
+/**
+ * A service's base address as typed in the credentials, checked. A login in it would replace the key with Basic
+ * auth; a query string or fragment would swallow the paths added to it.
+ */
+function baseOf(credentials: IDataObject, service: Service): Omit<Checked, 'keyed'> | BaseProblem {
 	const text = String(credentials[SERVICES[service].field] ?? '').trim();
 	if (!text) return { problem: 'empty' };
 	const url = webAddress(text);
 	if (!url) return { problem: 'notWeb' };
 	if (url.username || url.password) return { problem: 'login' };
 	if (/[?#]/.test(text)) return { problem: 'query' };
-	return { url: bare(text) };
+	return { url: bare(text), origin: url.origin };
 }
 
-/** What is wrong with a base address (message, fix), said once for the nodes, the pickers and the Test. */
-export function baseUrlProblem(
-	checked: BaseProblem,
-	raw: unknown,
-	label: string,
-): [string, string] {
+/** What is wrong with a base address: message, fix. */
+function baseUrlProblem(checked: BaseProblem, raw: unknown, label: string): [string, string] {
 	const typed = bare(raw).slice(0, 200);
 	const problems: Record<BaseProblem['problem'], [string, string]> = {
 		empty: [
@@ -80,7 +90,7 @@ const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
  * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
  * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
  */
-export function keyRule(credentials: IDataObject, origin: string): KeyRule {
+function keyRule(credentials: IDataObject, origin: string): KeyRule {
 	let known = rules.get(credentials);
 	if (!known || known.size > 16) rules.set(credentials, (known = new Map()));
 	const rule = known.get(origin) ?? workOutKeyRule(credentials, origin);
@@ -91,7 +101,7 @@ export function keyRule(credentials: IDataObject, origin: string): KeyRule {
 function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
 	const there = SERVICE_NAMES.filter((service) => {
 		const base = baseOf(credentials, service);
-		return sendsKey(credentials, service) && 'url' in base && originOf(base.url) === origin;
+		return sendsKey(credentials, service) && 'url' in base && base.origin === origin;
 	});
 	const unknown = there.map((service) => unknownStyle(credentials, service)).find(Boolean);
 	if (unknown) return { problem: unknown };
@@ -147,8 +157,6 @@ export function applyKey(
 			return options;
 	}
 }
-
-export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
