@@ -6,7 +6,7 @@ import { MAX_REDIRECTS, webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from '../services';
 import { type Redact, redactAll } from './redaction';
-import type { Failure, RedirectProblem } from './types';
+import type { Failure } from './types';
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -149,7 +149,7 @@ function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
 	const url = webAddress(to);
 	const path = url ? url.pathname + url.search : to;
-	const problems: Record<RedirectProblem, string> = {
+	const problems: Record<NonNullable<Failure['redirect']>, string> = {
 		otherOrigin: `to another origin (${url?.origin ?? to})`,
 		notAddress: `to "${to.slice(0, 200)}", which is not an http(s) address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,

@@ -9,4 +9,4 @@ export { judge, type Judgement } from './answer';
 export { targetOf, webAddress } from './origin';
 /** The credential's `authenticate`, as a value: a re-export would put a getter on the way of every request */
 export const applyKey = keyApplied;
-export * from './types';
+export type { ApiResponse, Failure, RequestSettings } from './types';

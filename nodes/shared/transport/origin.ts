@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { Service, StyleEntry } from '../services';
-import type { AttemptSpec, Failure, RedirectProblem } from './types';
+import type { AttemptSpec, Failure } from './types';
 import {
 	KEY_PARAMETER,
 	SERVICES,
@@ -172,7 +172,7 @@ export function redirectTarget(status: number, to: string, at: Hop): Hop | Failu
 	if (!REDIRECT_STATUS.has(status)) return undefined;
 	const next = webAddress(to, at.url);
 	const method = next && redirectedMethod(status, at.method);
-	const problems: Array<[RedirectProblem, unknown]> = [
+	const problems: Array<[Failure['redirect'], unknown]> = [
 		['notAddress', !next],
 		['otherOrigin', next?.origin !== at.origin],
 		['dropsBody', !method],

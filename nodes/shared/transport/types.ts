@@ -52,8 +52,6 @@ export interface RawResponse {
 	cut?: boolean;
 }
 
-export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
-
 /**
  * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service. `broken`: the
  * answer stopped halfway; never retried: `tooLarge`, `redirect`, `canceled` (Stop, or `halted`: the node stopping
@@ -76,7 +74,7 @@ export interface Failure {
 	timeoutMs?: number;
 	limit?: number;
 	location?: string;
-	redirect?: RedirectProblem;
+	redirect?: 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 	method?: string;
 	halted?: string;
 	waitMs?: number;
