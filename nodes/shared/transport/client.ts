@@ -15,7 +15,7 @@ import { Stopper, attempt } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
 import { applyKey, targetOf, webAddress } from './origin';
-import { type Outcome, checkJson, withRetries } from './retry';
+import { checkJson, withRetries } from './retry';
 import type { Service, StyleEntry } from '../services';
 import { SERVICES, styleOf } from '../services';
 import { redactAll, redactData, redactKey } from './redaction';
@@ -33,7 +33,6 @@ type Target = { url: string; origin: string; send: Sender } & Pick<
 	StyleEntry,
 	'headers' | 'perMinute'
 >;
-type Exchange = Outcome & { where: ErrorSite; keyed: boolean };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
 interface Host {
@@ -171,7 +170,7 @@ export class TriptychClient {
 	 * One request on the road, answered as it came (JSON parsed) or as what went wrong: for callers that judge the
 	 * answer themselves (the credential Test). A wrong base address or key setting throws before anything is sent.
 	 */
-	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number): Promise<Exchange> {
+	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { service } = req;
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
@@ -198,7 +197,7 @@ export class TriptychClient {
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
-	async download(url: string, settings: DownloadSettings): Promise<Outcome> {
+	async download(url: string, settings: DownloadSettings) {
 		const spec: AttemptSpec = {
 			url,
 			method: 'GET',
@@ -220,7 +219,7 @@ export class TriptychClient {
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
 		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
-	): Promise<Outcome> {
+	) {
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };

@@ -2,7 +2,8 @@ import { applyKey as keyApplied } from './origin';
 
 export { TriptychClient } from './client';
 export { wait } from './attempt';
-export { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './retry';
+export { MAX_WAIT_MS } from './limiter';
+export { MAX_RATE_LIMITED } from './retry';
 export { describeFailure } from './errors';
 export { excerpt, redactKey } from './redaction';
 export { judge, type Judgement } from './answer';

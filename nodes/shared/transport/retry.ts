@@ -11,7 +11,6 @@ import type { ApiRequest, Failure, Quota, RawResponse, RequestSettings, Run, Tur
 const RETRY_STATUSES = [429, 502, 503, 504];
 /** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
 export const MAX_RATE_LIMITED = 10;
-export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
 /** Failures no retry can mend. */
 const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused', 'blocked'];
 
@@ -21,7 +20,7 @@ const DEFAULT_NO_RETRY_ADVICE =
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
 export type GaveUp = { unsafe: boolean; text: string };
 
-export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
+type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	attempts: number;
 	announcedMs: number;
 	gaveUp?: GaveUp;
@@ -53,7 +52,7 @@ export async function withRetries(
 	const { settings, limiter, run } = policy;
 	const tally: Tally = { waited: 0, counted: 0, rateLimited: 0, announcedMs: 0 };
 	for (let attempt = 1; ; attempt++) {
-		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - tally.announcedMs;
+		const announceLeft = Math.max(settings.maxRetryWait, MAX_WAIT_MS) - tally.announcedMs;
 		const turn = await limiter.acquire(run, settings.maxRetryWait - tally.waited, announceLeft);
 		const { announcedMs } = tally;
 		if (!turn.ok) return { failure: notSent(turn, run), attempts: attempt - 1, announcedMs };
@@ -139,7 +138,9 @@ function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally):
 	const refused = status === 429;
 	// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
 	const announced = refused && quota?.remaining === 0 && quota.resetAt > Date.now();
-	const delay = announced ? 0 : Math.max(retryAfter ?? 0, backoff(settings.retryDelay, attempt));
+	// exponential backoff: the Initial Retry Delay doubled per attempt, with a jitter factor in [0.5, 1)
+	const backoff = settings.retryDelay * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+	const delay = announced ? 0 : Math.max(retryAfter ?? 0, Math.round(backoff));
 	// a 429, or a Retry-After on any answer, pauses every request to the service, not only this one
 	const pauseMs = refused || retryAfter !== undefined ? delay : 0;
 	if (refused && settings.maxAttempts > 1) tally.rateLimited++;
@@ -236,9 +237,4 @@ export function readQuota(get: (name: string) => string | undefined, now = Date.
 		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
 	}
 	return undefined;
-}
-
-/** Exponential backoff with jitter: base·2^(n-1), scaled by a factor in [0.5, 1) (`random` for tests). */
-export function backoff(base: number, attempt: number, random = Math.random()): number {
-	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));
 }
