@@ -16,8 +16,7 @@ import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
 import { applyKey, targetOf, webAddress } from './origin';
 import { checkJson, withRetries } from './retry';
-import type { Service, StyleEntry } from '../services';
-import { SERVICES, styleOf } from '../services';
+import { SERVICES, type Service, type StyleEntry, styleOf } from '../services';
 import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 
@@ -25,8 +24,6 @@ import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './ty
 const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
-
-type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
 
 /** A service as this credential sets it: its base address and origin, how requests go, headers its style asks for */
 type Target = { url: string; origin: string; send: Sender } & Pick<
@@ -116,11 +113,12 @@ export class TriptychClient {
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
 	private readonly targets = new Map<Service, Target>();
+	private readonly host: Host;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
-	static forEditor(ctx: ILoadOptionsFunctions, concurrency = 1): TriptychClient {
-		return new TriptychClient(contextHost(ctx), concurrency);
+	static forEditor(ctx: ILoadOptionsFunctions): TriptychClient {
+		return new TriptychClient(contextHost(ctx), 1);
 	}
 
 	static forTest(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted) {
@@ -135,8 +133,6 @@ export class TriptychClient {
 		this.stopped = new Stopper(this.host.signal);
 		this.cancel = new Stopper(this.stopped);
 	}
-
-	private readonly host: Host;
 
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
 	halt(): void {
@@ -197,19 +193,17 @@ export class TriptychClient {
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
-	async download(url: string, settings: DownloadSettings) {
+	async download(url: string, settings: RequestSettings) {
 		const spec: AttemptSpec = {
 			url,
 			method: 'GET',
 			redirects: { follow: 'any' },
 			timeout: settings.timeout,
-			maxBytes: settings.maxBytes,
+			maxBytes: settings.maxResponseBytes,
 			cancel: this.stopped,
 		};
-		return await this.withRetries('images', async () => await attempt(this.host.plain, spec), {
-			settings: { ...settings, maxResponseBytes: settings.maxBytes },
-			repeatable: true,
-		});
+		const send = async () => await attempt(this.host.plain, spec);
+		return await this.withRetries('images', send, { settings, repeatable: true });
 	}
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);

@@ -14,8 +14,7 @@ import {
 /* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
-type Checked = { url: string; origin: string; keyed: boolean };
-type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
+type Base = { url: string; origin: string };
 type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
@@ -36,10 +35,12 @@ const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
  * A service as the credential sets it: its base address (no trailing slash), its origin and whether the key goes
  * there; or what is wrong (message, fix), said once for the nodes, the pickers and the Test.
  */
-export function targetOf(credentials: IDataObject, service: Service): Checked | [string, string] {
-	const { field, label } = SERVICES[service];
+export function targetOf(
+	credentials: IDataObject,
+	service: Service,
+): (Base & { keyed: boolean }) | [string, string] {
 	const base = baseOf(credentials, service);
-	if (!('url' in base)) return baseUrlProblem(base, credentials[field], label);
+	if (Array.isArray(base)) return base;
 	const keyed = sendsKey(credentials, service);
 	const { problem } = keyed ? keyRule(credentials, base.origin) : {};
 	return problem ? [problem, ''] : { ...base, keyed };
@@ -49,39 +50,34 @@ export function targetOf(credentials: IDataObject, service: Service): Checked | 
  * A service's base address as typed in the credentials, checked. A login in it would replace the key with Basic
  * auth; a query string or fragment would swallow the paths added to it.
  */
-function baseOf(credentials: IDataObject, service: Service): Omit<Checked, 'keyed'> | BaseProblem {
-	const text = String(credentials[SERVICES[service].field] ?? '').trim();
-	if (!text) return { problem: 'empty' };
+function baseOf(credentials: IDataObject, service: Service): Base | [string, string] {
+	const { field, label } = SERVICES[service];
+	const text = String(credentials[field] ?? '').trim();
+	const typed = bare(text).slice(0, 200);
 	const url = webAddress(text);
-	if (!url) return { problem: 'notWeb' };
-	if (url.username || url.password) return { problem: 'login' };
-	if (/[?#]/.test(text)) return { problem: 'query' };
+	if (!text)
+		return [
+			`The ${label} is empty`,
+			`Set the ${label} in the Triptych API credentials to the base address of the service.`,
+		];
+	if (!url) return notWeb(label, typed);
+	if (url.username || url.password)
+		return [
+			`The ${label} holds a user name or password (user:password@)`,
+			'Remove it: the service gets the API Key as the credential says; a login in the address would be sent instead.',
+		];
+	if (/[?#]/.test(text))
+		return [
+			`The ${label} "${typed.replace(/[?#].*/, '')}…" has a query string or fragment (? or #)`,
+			'Use the base address alone: the nodes add paths and parameters to it, which anything after ? or # would swallow.',
+		];
 	return { url: bare(text), origin: url.origin };
 }
 
-/** What is wrong with a base address: message, fix. */
-function baseUrlProblem(checked: BaseProblem, raw: unknown, label: string): [string, string] {
-	const typed = bare(raw).slice(0, 200);
-	const problems: Record<BaseProblem['problem'], [string, string]> = {
-		empty: [
-			`The ${label} is empty`,
-			`Set the ${label} in the Triptych API credentials to the base address of the service.`,
-		],
-		notWeb: [
-			`The ${label} "${typed}" is not a web address`,
-			'Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
-		],
-		login: [
-			`The ${label} holds a user name or password (user:password@)`,
-			'Remove it: the service gets the API Key as the credential says; a login in the address would be sent instead.',
-		],
-		query: [
-			`The ${label} "${typed.replace(/[?#].*/, '')}…" has a query string or fragment (? or #)`,
-			'Use the base address alone: the nodes add paths and parameters to it, which anything after ? or # would swallow.',
-		],
-	};
-	return problems[checked.problem];
-}
+const notWeb = (label: string, typed: string): [string, string] => [
+	`The ${label} "${typed}" is not a web address`,
+	'Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
+];
 
 /** Where one credential's key goes, by origin: worked out once per credential, not for every request. */
 const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
@@ -101,7 +97,7 @@ function keyRule(credentials: IDataObject, origin: string): KeyRule {
 function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
 	const there = SERVICE_NAMES.filter((service) => {
 		const base = baseOf(credentials, service);
-		return sendsKey(credentials, service) && 'url' in base && base.origin === origin;
+		return sendsKey(credentials, service) && !Array.isArray(base) && base.origin === origin;
 	});
 	const unknown = there.map((service) => unknownStyle(credentials, service)).find(Boolean);
 	if (unknown) return { problem: unknown };
@@ -130,12 +126,7 @@ export function applyKey(
 	if (!url) {
 		const address = bare(baseURL ?? raw);
 		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
-		const [message, fix] = baseUrlProblem(
-			{ problem: 'notWeb' },
-			address,
-			entry?.label ?? 'address',
-		);
-		throw new Error(`${message}. ${fix}`);
+		throw new Error(notWeb(entry?.label ?? 'address', address.slice(0, 200)).join('. '));
 	}
 	const rule = keyRule(credentials, url.origin);
 	if (rule.problem) throw new Error(rule.problem);
