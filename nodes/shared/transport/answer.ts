@@ -3,7 +3,7 @@ import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service, styleChoices } from '../services';
 import { isPlainObject } from '../values';
-import { type Redact, cut, pageSaid, shown } from './redaction';
+import { cut, pageSaid, shown } from './redaction';
 import type { ApiResponse, RawResponse } from './types';
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
@@ -12,7 +12,7 @@ const isEnvelope = (body: unknown): body is Envelope =>
 	['success', 'fail', 'error'].includes((body as Partial<Envelope> | null)?.status as string);
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-function extractMessage(body: unknown, redact: Redact): string | undefined {
+function extractMessage(body: unknown, redact: (text: string) => string): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -33,7 +33,7 @@ export type Judgement =
 	| { kind: 'page'; html: boolean; said: string; contentType: string }
 	| { kind: 'refused'; envelope?: string; said: string };
 
-export function judge(res: RawResponse, redact: Redact): Judgement {
+export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
 	const ok = isOk(res.statusCode);
 	if (!res.json) {
 		const text = res.body.toString('utf8');
