@@ -4,7 +4,7 @@ import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { SERVICES, type TriggerRoutes } from '../shared/services';
 import type { ApiResponse, TriptychClient } from '../shared/transport';
-import { excerpt, wait } from '../shared/transport';
+import { excerpt } from '../shared/transport';
 import { isPlainObject } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
@@ -140,7 +140,7 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	for (let w = 0; w * size < count; w++) {
 		left.push(Math.min(size, count - w * size));
 		const done = new Promise<void>((resolve) => finished.push(resolve));
-		gates.push(done.then(async () => await wait(interval, client.cancel)));
+		gates.push(done.then(async () => await client.wait(interval)));
 	}
 	if (count) client.cancel.subscribe(() => finished.forEach((open) => open()));
 	const window = (i: number) => Math.floor(i / size);

@@ -11,7 +11,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { interpret } from './answer';
-import { Stopper, attempt } from './attempt';
+import { Stopper, attempt, wait } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
 import { applyKey, targetOf, webAddress } from './origin';
@@ -137,6 +137,11 @@ export class TriptychClient {
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
 	halt(): void {
 		this.cancel.stop('not sent: an earlier item failed and the node stopped');
+	}
+
+	/** Waits `ms`, or less when the client is cancelled: Stop, or the node stopping after a failed item. */
+	async wait(ms: number): Promise<void> {
+		await wait(ms, this.cancel);
 	}
 
 	/** Requests of this run to a service at once at most: its Concurrency (images: at most 8). */

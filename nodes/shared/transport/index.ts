@@ -1,7 +1,6 @@
 import { applyKey as keyApplied } from './origin';
 
 export { TriptychClient } from './client';
-export { wait } from './attempt';
 export { MAX_WAIT_MS } from './limiter';
 export { MAX_RATE_LIMITED } from './retry';
 export { describeFailure } from './errors';
