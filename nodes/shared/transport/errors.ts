@@ -2,7 +2,7 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_WAIT_MS } from './limiter';
-import { MAX_REDIRECTS, webAddress } from './origin';
+import { webAddress } from './origin';
 import type { GaveUp } from './retry';
 import { SERVICES, type Service } from '../services';
 import { redactAll } from './redaction';
@@ -153,7 +153,7 @@ function redirectProblem(failure: Failure): string {
 		notAddress: `to "${to.slice(0, 200)}", which is not an http(s) address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,
-		tooMany: `more than ${MAX_REDIRECTS} times (last to ${path})`,
+		tooMany: `more than ${failure.limit} times (last to ${path})`,
 	};
 	return problems[failure.redirect ?? 'tooMany'];
 }

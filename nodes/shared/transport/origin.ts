@@ -151,7 +151,7 @@ export function applyKey(
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 type Hop = Pick<AttemptSpec, 'url' | 'method'> & { origin: string; hop: number; seen: Set<string> };
 
@@ -173,7 +173,7 @@ export function redirectTarget(status: number, to: string, at: Hop): Hop | Failu
 	const redirect = problems.find(([, found]) => found)?.[0];
 	const location = next?.href ?? to.slice(0, 2000);
 	const failure: Failure = { kind: 'redirect', code: `HTTP ${status}`, sent: true, location };
-	if (redirect) return { ...failure, redirect, method: at.method };
+	if (redirect) return { ...failure, redirect, method: at.method, limit: MAX_REDIRECTS };
 	at.seen.add(location);
 	return { ...at, url: location, method: method! };
 }

@@ -72,6 +72,7 @@ export interface Failure {
 	sent: boolean;
 	detail?: string;
 	timeoutMs?: number;
+	/** The bound it met: the size limit (`tooLarge`), the most redirects followed (`redirect`) */
 	limit?: number;
 	location?: string;
 	redirect?: 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
