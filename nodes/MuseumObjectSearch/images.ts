@@ -167,10 +167,8 @@ async function downloadImage(
 		const fix = 'Only http:// and https:// images can be downloaded.';
 		throw fail(`the address uses ${address.protocol}`, fix);
 	}
-	const outcome = await client.download(address.toString(), {
-		...settings,
-		maxResponseBytes: maxBytes,
-	});
+	const limits = { ...settings, maxResponseBytes: maxBytes };
+	const outcome = await client.download(address.toString(), limits);
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
 		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };

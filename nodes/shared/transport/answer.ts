@@ -54,17 +54,17 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 	return { kind: 'refused', envelope: envelope?.status, said: extractMessage(body, redact) ?? '' };
 }
 
-type Reading = ErrorSite & { attempts: number; gaveUp?: GaveUp; acceptText?: boolean };
+type Reading = ErrorSite & { gaveUp?: GaveUp; acceptText?: boolean };
 
 export function interpret(res: RawResponse, r: Reading): ApiResponse {
 	const { label, name } = SERVICES[r.service];
 	const status = res.statusCode;
 	const judged = judge(res, r.redact);
-	const answer = { statusCode: status, headers: res.headers, attempts: r.attempts };
-	if (judged.kind === 'data') return { ...answer, data: judged.data, message: judged.message };
+	if (judged.kind === 'data')
+		return { statusCode: status, data: judged.data, message: judged.message };
 	if (judged.kind === 'text' && r.acceptText) {
 		const text = r.redact(judged.text);
-		return { ...answer, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
+		return { statusCode: status, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
 	}
 	const { gaveUp } = r;
 	const httpCode = String(status);

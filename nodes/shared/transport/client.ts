@@ -157,10 +157,9 @@ export class TriptychClient {
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
 	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { where, keyed, ...outcome } = await this.exchange(req, settings, itemIndex);
-		const { attempts, gaveUp } = outcome;
+		const { gaveUp } = outcome;
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
-		const { acceptText } = req;
-		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
+		const answer = interpret(outcome.res, { ...where, gaveUp, acceptText: req.acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
 		if (this.apiKey.length >= 4 && keyed)
 			answer.data = redactData(answer.data, this.apiKey, outcome.res.body.toString('utf8'));

@@ -21,7 +21,6 @@ const DEFAULT_NO_RETRY_ADVICE =
 export type GaveUp = { unsafe: boolean; text: string };
 
 type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
-	attempts: number;
 	announcedMs: number;
 	gaveUp?: GaveUp;
 };
@@ -54,16 +53,14 @@ export async function withRetries(
 	for (let attempt = 1; ; attempt++) {
 		const announceLeft = Math.max(settings.maxRetryWait, MAX_WAIT_MS) - tally.announcedMs;
 		const turn = await limiter.acquire(run, settings.maxRetryWait - tally.waited, announceLeft);
-		const { announcedMs } = tally;
-		if (!turn.ok) return { failure: notSent(turn, run), attempts: attempt - 1, announcedMs };
+		if (!turn.ok) return { failure: notSent(turn, run), announcedMs: tally.announcedMs };
 		tally.announcedMs += turn.announcedMs;
 		const said = hear(await send());
 		const next = decide(said, attempt, policy, tally);
 		const { status, timedOut, quota, pauseMs } = { ...said, ...next };
 		const overshot = limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
 		const last = said.failure ? { failure: said.failure } : { res: said.res! };
-		if (!next.retry)
-			return { ...last, attempts: attempt, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
+		if (!next.retry) return { ...last, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
 		const what = said.failure
 			? `${said.failure.code} (${said.failure.detail ?? said.failure.kind})`
 			: `HTTP ${status}`;

@@ -35,8 +35,6 @@ export interface ApiResponse {
 	text?: string;
 	cut?: boolean;
 	statusCode: number;
-	headers: IDataObject;
-	attempts: number;
 }
 
 /** One answer as it came off the wire: the decoded body, read in full and within the size limit. */
