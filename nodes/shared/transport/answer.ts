@@ -30,7 +30,7 @@ function extractMessage(body: unknown, redact: (text: string) => string): string
 export type Judgement =
 	| { kind: 'data'; data: unknown; message?: string }
 	| { kind: 'text'; text: string }
-	| { kind: 'page'; html: boolean; said: string; contentType: string }
+	| { kind: 'page'; html: boolean; said: string }
 	| { kind: 'refused'; envelope?: string; said: string };
 
 export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
@@ -39,11 +39,7 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
 		const contentType = header(res.headers, 'content-type') ?? '';
-		return {
-			kind: 'page',
-			...pageSaid(text, contentType, redact),
-			contentType: cut(contentType, 100),
-		};
+		return { kind: 'page', ...pageSaid(text, contentType, redact) };
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;

@@ -25,7 +25,6 @@ const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-/** A service as this credential sets it: its base address and origin, how requests go, headers its style asks for */
 type Target = { url: string; origin: string; send: Sender } & Pick<
 	StyleEntry,
 	'headers' | 'perMinute'
@@ -43,7 +42,6 @@ interface Host {
 	log(text: string, meta: Record<string, unknown>): void;
 }
 
-/** A node run's or an editor list's context: n8n's request helpers, the key added by `authenticate`. */
 function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
 	const node = ctx.getNode();
 	const { id = '', name = '' } = node.credentials?.[CREDENTIALS_TYPE] ?? {};
@@ -251,10 +249,8 @@ export class TriptychClient {
 		const checked = targetOf(credentials, service);
 		if (Array.isArray(checked)) {
 			const [message, description] = checked;
-			throw new NodeOperationError(this.host.node, this.redact(message), {
-				itemIndex,
-				description,
-			});
+			const options = { itemIndex, description };
+			throw new NodeOperationError(this.host.node, this.redact(message), options);
 		}
 		const { url, origin, keyed } = checked;
 		const send = keyed ? this.host.keyed(credentials) : this.host.plain;

@@ -18,7 +18,6 @@ type Base = { url: string; origin: string };
 type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
-/** `text` as an http(s) address (relative to `base` when given), or undefined. */
 export function webAddress(text: string, base?: string): URL | undefined {
 	try {
 		const url = new URL(text, base);

@@ -35,7 +35,6 @@ interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 /** What one attempt brought: the answer or the failure, its headers read once. */
 type Said = Heard & { res?: RawResponse; failure?: Failure; retryAfter?: number; quota?: Quota };
 
-/** The waits and counts of one request's attempts so far. */
 type Tally = { waited: number; counted: number; rateLimited: number; announcedMs: number };
 
 /** After an attempt: done (perhaps having given up), or a retry after `delay`; `pauseMs` pauses the whole service. */
@@ -78,15 +77,10 @@ export async function withRetries(
 
 /** A turn not given: Stop, or a wait longer than the request may wait. */
 function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
-	if (turn.why === 'stopped')
+	const { why, waitMs } = turn;
+	if (why === 'stopped')
 		return { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason };
-	return {
-		kind: 'paused',
-		code: 'HTTP 429',
-		sent: false,
-		waitMs: turn.waitMs,
-		quota: turn.why === 'quota',
-	};
+	return { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
 }
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -98,13 +92,8 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 		return { ...res, json: { value: JSON.parse(raw) } };
 	} catch (error) {
 		const text = raw.trim();
-		if (
-			res.statusCode < 200 ||
-			res.statusCode >= 300 ||
-			!/^[[{]/.test(text) ||
-			!isCutOff(text, error as Error)
-		)
-			return res;
+		const ok = res.statusCode >= 200 && res.statusCode < 300;
+		if (!ok || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
 		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
 		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
 	}
@@ -117,7 +106,6 @@ function isCutOff(text: string, error: Error): boolean {
 	return position !== null && Number(position[1]) >= text.length;
 }
 
-/** An attempt's answer or failure, with the headers that bear on retries read once. */
 function hear(outcome: RawResponse | Failure): Said {
 	if ('kind' in outcome)
 		return { status: 0, timedOut: outcome.kind === 'timeout', failure: outcome };
