@@ -50,7 +50,7 @@ const passed = (message: string): INodeCredentialTestResult => ({
 /** The request that tests one service (never one that fires an automation), or why its address cannot be tested. */
 export function testTarget(data: ICredentialDataDecryptedObject, service: Service) {
 	const checked = targetOf(data, service);
-	// a base address that is wrong, or a key that may not go there as the credential is set (services sharing an origin)
+	// a wrong base address, or a key that may not go there as the credential is set (services sharing an origin)
 	if (Array.isArray(checked)) return checked.filter(Boolean).join('. ');
 	const style = styleOf(data, service);
 	const { path, qs } = SERVICES[service].styles[style]!.test;

@@ -31,7 +31,7 @@ describe('parseRetryAfter', () => {
 });
 
 describe('backoff', () => {
-	/** The waits before each retry of a request answered 503 until Max Attempts runs out, on a limiter that never holds one back. */
+	/** The waits before the retries of a request answered 503 each time, on a limiter that holds none back. */
 	async function backoffs(retryDelay: number, maxAttempts: number, random?: number) {
 		const waits: number[] = [];
 		const ticket = { sentAt: 0, level: 1, seq: 0 };
