@@ -1,6 +1,7 @@
 import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
-import { SERVICES, SERVICE_NAMES, applyKey, styleLabel } from '../nodes/shared/transport';
+import { SERVICES, SERVICE_NAMES, styleLabel } from '../nodes/shared/services';
+import { applyKey } from '../nodes/shared/transport';
 
 /** Per service: its base address, how it takes the key (when it may take it in more than one way), its switch. */
 const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {

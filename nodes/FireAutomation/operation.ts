@@ -2,8 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
-import type { ApiResponse, TriggerRoutes, TriptychClient } from '../shared/transport';
-import { SERVICES, excerpt, wait, isPlainObject } from '../shared/transport';
+import { SERVICES, type TriggerRoutes } from '../shared/services';
+import type { ApiResponse, TriptychClient } from '../shared/transport';
+import { excerpt } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
@@ -138,7 +140,7 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	for (let w = 0; w * size < count; w++) {
 		left.push(Math.min(size, count - w * size));
 		const done = new Promise<void>((resolve) => finished.push(resolve));
-		gates.push(done.then(async () => await wait(interval, client.cancel)));
+		gates.push(done.then(async () => await client.wait(interval)));
 	}
 	if (count) client.cancel.subscribe(() => finished.forEach((open) => open()));
 	const window = (i: number) => Math.floor(i / size);

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber, fieldError, toText } from '../shared/fields';
 import { getRequestSettings } from '../shared/options';
-import { isPlainObject } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import { APPLET_TRIGGER, KEY_MODE, LIMIT, PAYLOAD, QUERY_IN, TOOL_EVENT } from './description';
 
 /** Visible ASCII and spaces: anything else cannot be sent in an HTTP header. */

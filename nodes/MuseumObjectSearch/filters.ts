@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import type { StyleEntry } from '../shared/transport';
+import type { StyleEntry } from '../shared/services';
 import { fieldError, show, toBoolean, toInteger, toText } from '../shared/fields';
-import { isPlainObject } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 
 /** Harvard's `colors[].hue` names */
 const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');

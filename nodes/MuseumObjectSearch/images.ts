@@ -9,7 +9,9 @@ import {
 } from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import { type StyleEntry, describeFailure, isPlainObject } from '../shared/transport';
+import type { StyleEntry } from '../shared/services';
+import { describeFailure } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import type { Call, Found } from './types';
 import { answerError, imageUrlOf } from './records';
 
@@ -165,7 +167,8 @@ async function downloadImage(
 		const fix = 'Only http:// and https:// images can be downloaded.';
 		throw fail(`the address uses ${address.protocol}`, fix);
 	}
-	const outcome = await client.download(address.toString(), { ...settings, maxBytes });
+	const limits = { ...settings, maxResponseBytes: maxBytes };
+	const outcome = await client.download(address.toString(), limits);
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
 		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };

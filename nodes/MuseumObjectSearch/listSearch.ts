@@ -7,7 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { TriptychClient, webAddress, isPlainObject } from '../shared/transport';
+import { TriptychClient, webAddress } from '../shared/transport';
+import { isPlainObject } from '../shared/values';
 import { FILTERS } from './filters';
 import { HARVARD_LISTS, type Page, museumOf } from './museums';
 import { readPage } from './records';

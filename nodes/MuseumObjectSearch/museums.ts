@@ -1,7 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PageAnswer } from '../shared/paging';
-import { SERVICES, type StyleEntry, describeValue, isPlainObject } from '../shared/transport';
+import { SERVICES, type StyleEntry } from '../shared/services';
+import { describeValue, isPlainObject } from '../shared/values';
 import { harvardImage } from './images';
 import { readPage, simplifyHarvard } from './records';
 

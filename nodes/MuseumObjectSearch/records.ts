@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { type ChoiceOption, readChoice, fieldError, show, toList } from '../shared/fields';
 import type { PageAnswer } from '../shared/paging';
-import { describeValue, isPlainObject } from '../shared/transport';
+import { describeValue, isPlainObject } from '../shared/values';
 
 /** An error naming the item, for an answer the node cannot use. */
 export function answerError(

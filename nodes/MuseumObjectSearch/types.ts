@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { RequestSettings, StyleEntry, TriptychClient } from '../shared/transport';
+import type { StyleEntry } from '../shared/services';
+import type { RequestSettings, TriptychClient } from '../shared/transport';
 
 /** An object's image to download: the address asked for (sized), the record's own (for its file name), and whose it is. */
 export interface Image {

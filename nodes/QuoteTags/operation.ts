@@ -5,7 +5,7 @@ import { getLimit, getOptions, readChoice, toText } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, plainText } from '../shared/transport';
+import { describeValue, isPlainObject, plainText } from '../shared/values';
 import { ORDER, SORT_BY, type SortField } from './description';
 
 /** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */

@@ -3,23 +3,18 @@ import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	INodeCredentialTestResult,
-	NodeOperationError,
 } from 'n8n-workflow';
 
+import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './services';
 import {
 	type Failure,
 	type Judgement,
-	type Service,
-	SERVICES,
-	SERVICE_NAMES,
 	TriptychClient,
-	baseOf,
-	baseUrlProblem,
 	describeFailure,
 	excerpt,
 	judge,
 	redactKey,
-	styleOf,
+	targetOf,
 } from './transport';
 
 const TIMEOUT_MS = 15_000;
@@ -54,11 +49,11 @@ const passed = (message: string): INodeCredentialTestResult => ({
 
 /** The request that tests one service (never one that fires an automation), or why its address cannot be tested. */
 export function testTarget(data: ICredentialDataDecryptedObject, service: Service) {
-	const { label, field, styles } = SERVICES[service];
-	const checked = baseOf(data, service);
-	if (!('url' in checked)) return baseUrlProblem(checked, data[field], label).join('. ');
+	const checked = targetOf(data, service);
+	// a wrong base address, or a key that may not go there as the credential is set (services sharing an origin)
+	if (Array.isArray(checked)) return checked.filter(Boolean).join('. ');
 	const style = styleOf(data, service);
-	const { path, qs } = styles[style]!.test;
+	const { path, qs } = SERVICES[service].styles[style]!.test;
 	const url = new URL(checked.url + path);
 	for (const [name, value] of Object.entries(qs ?? {})) url.searchParams.set(name, String(value));
 	return { service, style, base: checked.url, path, qs, url };
@@ -159,13 +154,7 @@ export async function triptychApiTest(
 async function runTest(client: TriptychClient, target: Target): Promise<INodeCredentialTestResult> {
 	const { service, path, qs } = target;
 	const request = { service, method: 'GET', path, qs, repeatable: true } as const;
-	try {
-		const outcome = await client.exchange(request, SETTINGS, 0);
-		if ('failure' in outcome) return fail(judgeFailure(target, outcome.failure));
-		return judgeAnswer(target, outcome.res.statusCode, judge(outcome.res, client.redact));
-	} catch (error) {
-		// the key may not go to this address as the credential is set (services sharing an origin)
-		const { message, description } = error as NodeOperationError;
-		return fail(description ? `${message}. ${description}` : message);
-	}
+	const outcome = await client.exchange(request, SETTINGS, 0);
+	if ('failure' in outcome) return fail(judgeFailure(target, outcome.failure));
+	return judgeAnswer(target, outcome.res.statusCode, judge(outcome.res, client.redact));
 }

@@ -5,7 +5,7 @@ import {
 	NodeOperationError,
 } from 'n8n-workflow';
 
-import { plainText } from './transport';
+import { plainText } from './values';
 
 /* The node fields' readers: each checks a value (expressions can yield anything) and names the field and the item. */
 

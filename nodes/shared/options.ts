@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { RequestSettings } from './transport';
-import { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './transport';
+import { MAX_RATE_LIMITED, MAX_WAIT_MS } from './transport';
 import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
 
 /** The label, parameter name, default and range that every option below spells the same way. */
@@ -17,7 +17,7 @@ const TIMEOUT: NumberOption = {
 
 const MAX_RETRY_WAIT: NumberOption = {
 	...bounded('Max Retry Wait (Seconds)', 'maxRetryWait', 30, 0, 3600),
-	description: `Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to ${ANNOUNCED_WAIT_MS / 60_000} minutes (or this, when longer).`,
+	description: `Most time to spend waiting between attempts of one request. If the service asks to wait longer (Retry-After), the node stops with an error instead. A quota reset that the service announces in its rate-limit headers is not a retry: it is waited for up to ${MAX_WAIT_MS / 60_000} minutes (or this, when longer).`,
 };
 
 const RETRY_DELAY: NumberOption = {

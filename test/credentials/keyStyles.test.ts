@@ -1,5 +1,5 @@
 /** How each service style takes the key, and that the key never shows. */
-import { SERVICES } from '../../nodes/shared/transport/services';
+import { SERVICES } from '../../nodes/shared/services';
 import { logs, testCredential, useServer } from '../harness/engine';
 import { dump, jsonOf, NODE, runSearch } from '../museum/setup';
 import {

@@ -3,31 +3,34 @@ import type { IHttpRequestMethods } from 'n8n-workflow';
 
 import {
 	applyKey,
-	baseOf,
-	keyRule,
-	originOf,
 	redirectTarget,
+	targetOf,
 	webAddress,
 } from '../../nodes/shared/transport/origin';
 
-describe('baseOf (the base address as typed, checked)', () => {
+describe('targetOf (the base address as typed, checked)', () => {
+	const [EMPTY, NOT_WEB] = [/^The Museum URL is empty$/, /is not a web address$/];
+	const [QUERY, LOGIN] = [/has a query string or fragment/, /holds a user name or password/];
 	test.each([
-		['https://api.example.com', { url: 'https://api.example.com' }],
-		['  https://api.example.com/v1///  ', { url: 'https://api.example.com/v1' }],
-		['http://127.0.0.1:8080/', { url: 'http://127.0.0.1:8080' }],
-		['', { problem: 'empty' }],
-		['   ', { problem: 'empty' }],
-		[undefined, { problem: 'empty' }],
-		['ftp://example.com', { problem: 'notWeb' }],
-		['javascript:alert(1)', { problem: 'notWeb' }],
-		['not a url', { problem: 'notWeb' }],
-		['https://api.example.com/#', { problem: 'query' }],
-		['https://api.example.com/hooks?token=abc', { problem: 'query' }],
-		['https://api.example.com?', { problem: 'query' }],
-		['http://user:pass@api.example.com', { problem: 'login' }],
-		['http://user@api.example.com', { problem: 'login' }],
+		['https://api.example.com', 'https://api.example.com'],
+		['  https://api.example.com/v1///  ', 'https://api.example.com/v1'],
+		['http://127.0.0.1:8080/', 'http://127.0.0.1:8080'],
+		['', EMPTY],
+		['   ', EMPTY],
+		[undefined, EMPTY],
+		['ftp://example.com', NOT_WEB],
+		['javascript:alert(1)', NOT_WEB],
+		['not a url', NOT_WEB],
+		['https://api.example.com/#', QUERY],
+		['https://api.example.com/hooks?token=abc', QUERY],
+		['https://api.example.com?', QUERY],
+		['http://user:pass@api.example.com', LOGIN],
+		['http://user@api.example.com', LOGIN],
 	])('%p → %p', (raw, expected) => {
-		expect(baseOf({ museumUrl: raw }, 'museum')).toEqual(expected);
+		const checked = targetOf({ museumUrl: raw }, 'museum');
+		if (typeof expected === 'string')
+			expect(checked).toEqual({ url: expected, origin: new URL(expected).origin, keyed: true });
+		else expect(Array.isArray(checked) && checked[0]).toMatch(expected);
 	});
 });
 
@@ -106,14 +109,6 @@ describe('redirectTarget: the method after a redirect', () => {
 	});
 });
 
-describe('originOf', () => {
-	test('scheme, host and port; text that is not an address as it is', () => {
-		expect(originOf('http://localhost:8080/a/b?c=1')).toBe('http://localhost:8080');
-		expect(originOf('https://x.example/')).toBe('https://x.example');
-		expect(originOf('nonsense')).toBe('nonsense');
-	});
-});
-
 describe('applyKey (the credential’s authenticate), per style and origin', () => {
 	const KEY = 'k/y+1&=';
 	const credentials = {
@@ -138,18 +133,16 @@ describe('applyKey (the credential’s authenticate), per style and origin', () 
 		expect(out.headers).toEqual({});
 	});
 
-	test('services on one origin that take the key the same way share it', () => {
-		expect(
-			keyRule(
-				{
-					...credentials,
-					museumApi: 'generic',
-					triggerApi: 'generic',
-					triggerUrl: 'https://museum.example',
-				},
-				'https://museum.example',
-			),
-		).toEqual({ key: { in: 'bearer' } });
+	test('services on one origin share it when they take the key the same way, else get none', () => {
+		const shared = { ...credentials, triggerUrl: 'https://museum.example', triggerApi: 'generic' };
+		const url = 'https://museum.example/trigger/door';
+		const same = applyKey({ ...shared, museumApi: 'generic' }, { url });
+		expect(same.headers).toEqual({ Authorization: `Bearer ${KEY}` });
+		expect(targetOf(shared, 'trigger')).toEqual([
+			'The Trigger URL (Generic) and the Museum URL (Harvard Art Museums API) share the origin https://museum.example but take the API key in different ways: use one Triptych API credential per service.',
+			'',
+		]);
+		expect(() => applyKey(shared, { url })).toThrow('share the origin https://museum.example');
 	});
 
 	test('an address that is not a web address names the field it came from', () => {

@@ -1,7 +1,8 @@
 /** Retry-After and backoff (nodes/shared/transport/retry), from source. */
 import { Stopper, attempt, wait } from '../../nodes/shared/transport/attempt';
+import type { Limiter } from '../../nodes/shared/transport/limiter';
+import { parseRetryAfter, withRetries } from '../../nodes/shared/transport/retry';
 import type { AttemptSpec, Sender } from '../../nodes/shared/transport/types';
-import { backoff, parseRetryAfter } from '../../nodes/shared/transport/retry';
 
 describe('parseRetryAfter', () => {
 	const now = Date.parse('2026-01-01T12:00:00Z');
@@ -31,22 +32,48 @@ describe('parseRetryAfter', () => {
 });
 
 describe('backoff', () => {
-	test('base · 2^(attempt-1), scaled by a jitter factor in [0.5, 1)', () => {
-		expect(backoff(100, 1, 0)).toBe(50);
-		expect(backoff(100, 1, 0.5)).toBe(75);
-		expect(backoff(100, 1, 0.999999)).toBe(100);
-		expect(backoff(100, 2, 0)).toBe(100);
-		expect(backoff(100, 3, 0.5)).toBe(300);
-		expect(backoff(500, 4, 0)).toBe(2000);
-		expect(backoff(0, 5, 0.7)).toBe(0);
+	/** The waits before the retries of a request answered 503 each time, on a limiter that holds none back. */
+	async function backoffs(retryDelay: number, maxAttempts: number, random?: number) {
+		const waits: number[] = [];
+		const ticket = { sentAt: 0, level: 1, seq: 0 };
+		const limiter = {
+			acquire: async () => ({ ok: true, ticket, announcedMs: 0 }),
+			release: () => false,
+		};
+		if (random !== undefined) jest.spyOn(Math, 'random').mockReturnValue(random);
+		await withRetries(
+			async () => ({ statusCode: 503, headers: {}, body: Buffer.alloc(0), url: '' }),
+			{
+				settings: {
+					timeout: 1000,
+					maxAttempts,
+					retryDelay,
+					maxRetryWait: 60_000,
+					maxResponseBytes: 1,
+				},
+				repeatable: true,
+				limiter: limiter as unknown as Limiter,
+				run: { max: 1, stop: new Stopper(), inFlight: 0, queue: [] },
+				log: (_text, meta) => waits.push(meta.delay as number),
+			},
+		);
+		jest.restoreAllMocks();
+		return waits;
+	}
+
+	test('base · 2^(attempt-1), scaled by a jitter factor in [0.5, 1)', async () => {
+		expect(await backoffs(20, 4, 0)).toEqual([10, 20, 40]);
+		expect(await backoffs(20, 4, 0.5)).toEqual([15, 30, 60]);
+		expect(await backoffs(20, 4, 0.999999)).toEqual([20, 40, 80]);
+		expect(await backoffs(0, 3, 0.7)).toEqual([0, 0]);
 	});
 
-	test('with Math.random: always within the bounds, and not always the same', () => {
+	test('with Math.random: always within the bounds, and not always the same', async () => {
 		const seen = new Set<number>();
-		for (let i = 0; i < 200; i++) {
-			const ms = backoff(1000, 2);
-			expect(ms).toBeGreaterThanOrEqual(1000);
-			expect(ms).toBeLessThanOrEqual(2000);
+		for (let i = 0; i < 15; i++) {
+			const [ms] = await backoffs(40, 2);
+			expect(ms).toBeGreaterThanOrEqual(20);
+			expect(ms).toBeLessThanOrEqual(40);
 			seen.add(ms);
 		}
 		expect(seen.size).toBeGreaterThan(1);

@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { fieldError, show } from '../../shared/fields';
-import { type StyleEntry, describeValue, isPlainObject } from '../../shared/transport';
+import type { StyleEntry } from '../../shared/services';
+import { describeValue, isPlainObject } from '../../shared/values';
 import { museumOf } from '../museums';
 import type { Call } from '../types';
 import { answerError } from '../records';

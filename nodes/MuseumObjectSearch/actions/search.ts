@@ -11,9 +11,9 @@ import {
 	toText,
 } from '../../shared/fields';
 import { fetchAllPages } from '../../shared/paging';
-import { describeValue, isPlainObject } from '../../shared/transport';
+import type { StyleEntry } from '../../shared/services';
+import { describeValue, isPlainObject } from '../../shared/values';
 import { FILTERS, type Filter, colorQuery } from '../filters';
-import type { StyleEntry } from '../../shared/transport';
 import type { Call, Found } from '../types';
 import { museumOf } from '../museums';
 import { answerError, recordKey } from '../records';

@@ -1,17 +1,18 @@
 import { header } from './attempt';
 import { type ErrorSite, apiError, hint } from './errors';
 import type { GaveUp } from './retry';
-import { SERVICES, type Service, styleChoices } from './services';
-import { type Redact, cut, isPlainObject, pageSaid, shown } from './redaction';
+import { SERVICES, type Service, styleChoices } from '../services';
+import { isPlainObject } from '../values';
+import { cut, pageSaid, shown } from './redaction';
 import type { ApiResponse, RawResponse } from './types';
 
 type Envelope = { status: string; data?: unknown; message?: unknown };
-function isEnvelope(body: unknown): body is Envelope {
-	return isPlainObject(body) && ['success', 'fail', 'error'].includes(body.status as string);
-}
+/** Only a JSON object can carry a `status`: a list, a string or null has none. */
+const isEnvelope = (body: unknown): body is Envelope =>
+	['success', 'fail', 'error'].includes((body as Partial<Envelope> | null)?.status as string);
 
 /** What a service's error body says, cut and redacted before it is shortened. */
-function extractMessage(body: unknown, redact: Redact): string | undefined {
+function extractMessage(body: unknown, redact: (text: string) => string): string | undefined {
 	const say = (text: string) => shown(text, redact, 300);
 	if (typeof body === 'string') return say(body);
 	if (!isPlainObject(body)) return undefined;
@@ -29,20 +30,16 @@ function extractMessage(body: unknown, redact: Redact): string | undefined {
 export type Judgement =
 	| { kind: 'data'; data: unknown; message?: string }
 	| { kind: 'text'; text: string }
-	| { kind: 'page'; html: boolean; said: string; contentType: string }
+	| { kind: 'page'; html: boolean; said: string }
 	| { kind: 'refused'; envelope?: string; said: string };
 
-export function judge(res: RawResponse, redact: Redact): Judgement {
+export function judge(res: RawResponse, redact: (text: string) => string): Judgement {
 	const ok = isOk(res.statusCode);
 	if (!res.json) {
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
 		const contentType = header(res.headers, 'content-type') ?? '';
-		return {
-			kind: 'page',
-			...pageSaid(text, contentType, redact),
-			contentType: cut(contentType, 100),
-		};
+		return { kind: 'page', ...pageSaid(text, contentType, redact) };
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;
@@ -53,17 +50,17 @@ export function judge(res: RawResponse, redact: Redact): Judgement {
 	return { kind: 'refused', envelope: envelope?.status, said: extractMessage(body, redact) ?? '' };
 }
 
-type Reading = ErrorSite & { attempts: number; gaveUp?: GaveUp; acceptText?: boolean };
+type Reading = ErrorSite & { gaveUp?: GaveUp; acceptText?: boolean };
 
 export function interpret(res: RawResponse, r: Reading): ApiResponse {
 	const { label, name } = SERVICES[r.service];
 	const status = res.statusCode;
 	const judged = judge(res, r.redact);
-	const answer = { statusCode: status, headers: res.headers, attempts: r.attempts };
-	if (judged.kind === 'data') return { ...answer, data: judged.data, message: judged.message };
+	if (judged.kind === 'data')
+		return { statusCode: status, data: judged.data, message: judged.message };
 	if (judged.kind === 'text' && r.acceptText) {
 		const text = r.redact(judged.text);
-		return { ...answer, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
+		return { statusCode: status, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
 	}
 	const { gaveUp } = r;
 	const httpCode = String(status);
@@ -110,28 +107,3 @@ function keyAdvice(service: Service): string {
 }
 
 const isOk = (status: number) => status >= 200 && status < 300;
-
-/* What a service sent, in words a message can quote, whatever its JSON holds. */
-
-/** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
-export function plainText(value: unknown): string {
-	if (typeof value === 'string') return value;
-	if (typeof value !== 'object' || value === null) return String(value);
-	try {
-		return JSON.stringify(value);
-	} catch {
-		return '';
-	}
-}
-
-/** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
-export function describeValue(value: unknown): string {
-	if (value === undefined || value === '') return 'an empty body';
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'a list';
-	if (typeof value === 'string') return `a string (${value.slice(0, 40)})`;
-	if (typeof value !== 'object') return `a ${typeof value}`;
-	const keys = Object.keys(value);
-	if (!keys.length) return 'an empty object';
-	return `an object with the keys ${keys.slice(0, 8).join(', ')}${keys.length > 8 ? ', …' : ''}`;
-}

@@ -11,13 +11,12 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { interpret } from './answer';
-import { Stopper, attempt } from './attempt';
+import { Stopper, attempt, wait } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
 import { Limiter, limiterFor } from './limiter';
-import { applyKey, baseOf, baseUrlProblem, keyRule, originOf, webAddress } from './origin';
-import { type Outcome, checkJson, withRetries } from './retry';
-import type { Service, StyleEntry } from './services';
-import { SERVICES, sendsKey, styleOf } from './services';
+import { applyKey, targetOf, webAddress } from './origin';
+import { checkJson, withRetries } from './retry';
+import { SERVICES, type Service, type StyleEntry, styleOf } from '../services';
 import { redactAll, redactData, redactKey } from './redaction';
 import type { ApiRequest, AttemptSpec, RequestSettings, Run, Sender } from './types';
 
@@ -26,14 +25,10 @@ const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-type DownloadSettings = Omit<RequestSettings, 'maxResponseBytes'> & { maxBytes: number };
-
-/** A service as this credential sets it: its base address and origin, how requests go, headers its style asks for */
 type Target = { url: string; origin: string; send: Sender } & Pick<
 	StyleEntry,
 	'headers' | 'perMinute'
 >;
-type Exchange = Outcome & { where: ErrorSite; keyed: boolean };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
 interface Host {
@@ -47,7 +42,6 @@ interface Host {
 	log(text: string, meta: Record<string, unknown>): void;
 }
 
-/** A node run's or an editor list's context: n8n's request helpers, the key added by `authenticate`. */
 function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
 	const node = ctx.getNode();
 	const { id = '', name = '' } = node.credentials?.[CREDENTIALS_TYPE] ?? {};
@@ -117,11 +111,12 @@ export class TriptychClient {
 	readonly cancel: Stopper;
 	private readonly runs = new Map<Service | 'images', { run: Run; limiter: Limiter }>();
 	private readonly targets = new Map<Service, Target>();
+	private readonly host: Host;
 	/** Waits for quota resets the services announced, in all (for the run's execution hint) */
 	announcedMs = 0;
 
-	static forEditor(ctx: ILoadOptionsFunctions, concurrency = 1): TriptychClient {
-		return new TriptychClient(contextHost(ctx), concurrency);
+	static forEditor(ctx: ILoadOptionsFunctions): TriptychClient {
+		return new TriptychClient(contextHost(ctx), 1);
 	}
 
 	static forTest(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted) {
@@ -137,11 +132,14 @@ export class TriptychClient {
 		this.cancel = new Stopper(this.stopped);
 	}
 
-	private readonly host: Host;
-
 	/** After an item failed and the node stops: requests waiting for their turn are not sent (those under way finish). */
 	halt(): void {
 		this.cancel.stop('not sent: an earlier item failed and the node stopped');
+	}
+
+	/** Waits `ms`, or less when the client is cancelled: Stop, or the node stopping after a failed item. */
+	async wait(ms: number): Promise<void> {
+		await wait(ms, this.cancel);
 	}
 
 	/** Requests of this run to a service at once at most: its Concurrency (images: at most 8). */
@@ -157,10 +155,9 @@ export class TriptychClient {
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
 	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { where, keyed, ...outcome } = await this.exchange(req, settings, itemIndex);
-		const { attempts, gaveUp } = outcome;
+		const { gaveUp } = outcome;
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
-		const { acceptText } = req;
-		const answer = interpret(outcome.res, { ...where, attempts, gaveUp, acceptText });
+		const answer = interpret(outcome.res, { ...where, gaveUp, acceptText: req.acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
 		if (this.apiKey.length >= 4 && keyed)
 			answer.data = redactData(answer.data, this.apiKey, outcome.res.body.toString('utf8'));
@@ -171,7 +168,7 @@ export class TriptychClient {
 	 * One request on the road, answered as it came (JSON parsed) or as what went wrong: for callers that judge the
 	 * answer themselves (the credential Test). A wrong base address or key setting throws before anything is sent.
 	 */
-	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number): Promise<Exchange> {
+	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { service } = req;
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
@@ -198,19 +195,17 @@ export class TriptychClient {
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
-	async download(url: string, settings: DownloadSettings): Promise<Outcome> {
+	async download(url: string, settings: RequestSettings) {
 		const spec: AttemptSpec = {
 			url,
 			method: 'GET',
 			redirects: { follow: 'any' },
 			timeout: settings.timeout,
-			maxBytes: settings.maxBytes,
+			maxBytes: settings.maxResponseBytes,
 			cancel: this.stopped,
 		};
-		return await this.withRetries('images', async () => await attempt(this.host.plain, spec), {
-			settings: { ...settings, maxResponseBytes: settings.maxBytes },
-			repeatable: true,
-		});
+		const send = async () => await attempt(this.host.plain, spec);
+		return await this.withRetries('images', send, { settings, repeatable: true });
 	}
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
@@ -220,7 +215,7 @@ export class TriptychClient {
 		name: Service | 'images',
 		send: Parameters<typeof withRetries>[0],
 		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
-	): Promise<Outcome> {
+	) {
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
@@ -251,18 +246,16 @@ export class TriptychClient {
 		const known = this.targets.get(service);
 		if (known) return known;
 		const credentials = await this.getCredentials();
-		const checked = baseOf(credentials, service);
-		const fail = ([message, description]: [string, string]) =>
-			new NodeOperationError(this.host.node, this.redact(message), { itemIndex, description });
-		const { label, field } = SERVICES[service];
-		if (!('url' in checked)) throw fail(baseUrlProblem(checked, credentials[field], label));
-		const origin = originOf(checked.url);
-		const keyed = sendsKey(credentials, service);
-		const { problem } = keyed ? keyRule(credentials, origin) : {};
-		if (problem) throw fail([problem, '']);
+		const checked = targetOf(credentials, service);
+		if (Array.isArray(checked)) {
+			const [message, description] = checked;
+			const options = { itemIndex, description };
+			throw new NodeOperationError(this.host.node, this.redact(message), options);
+		}
+		const { url, origin, keyed } = checked;
 		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
 		const { headers, perMinute } = SERVICES[service].styles[styleOf(credentials, service)]!;
-		const target = { url: checked.url, origin, send, headers, perMinute };
+		const target = { url, origin, send, headers, perMinute };
 		this.targets.set(service, target);
 		return target;
 	}

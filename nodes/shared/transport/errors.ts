@@ -2,11 +2,11 @@ import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { MAX_WAIT_MS } from './limiter';
-import { MAX_REDIRECTS, originOf, webAddress } from './origin';
+import { webAddress } from './origin';
 import type { GaveUp } from './retry';
-import { SERVICES, type Service } from './services';
-import { type Redact, redactAll } from './redaction';
-import type { Failure, RedirectProblem } from './types';
+import { SERVICES, type Service } from '../services';
+import { redactAll } from './redaction';
+import type { Failure, RequestSettings } from './types';
 
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
@@ -28,8 +28,7 @@ export type ErrorSite = {
 	node: INode;
 	service: Service;
 	itemIndex: number;
-	redact: Redact;
-	/** The address asked */
+	redact: (text: string) => string;
 	url?: string;
 };
 
@@ -149,33 +148,26 @@ function redirectProblem(failure: Failure): string {
 	const to = failure.location ?? '';
 	const url = webAddress(to);
 	const path = url ? url.pathname + url.search : to;
-	const problems: Record<RedirectProblem, string> = {
-		otherOrigin: `to another origin (${originOf(to)})`,
+	const problems: Record<NonNullable<Failure['redirect']>, string> = {
+		otherOrigin: `to another origin (${url?.origin ?? to})`,
 		notAddress: `to "${to.slice(0, 200)}", which is not an http(s) address`,
 		dropsBody: `with ${failure.code}, which would turn the ${failure.method ?? 'request'} into a GET without its body`,
 		loop: `in a loop (back to ${path})`,
-		tooMany: `more than ${MAX_REDIRECTS} times (last to ${path})`,
+		tooMany: `more than ${failure.limit} times (last to ${path})`,
 	};
 	return problems[failure.redirect ?? 'tooMany'];
 }
 
 /** The error for a request that failed on the wire (or was refused before it: redirects, size, Stop, a pause). */
 export function failureError(
-	parts: ErrorSite,
+	site: ErrorSite,
 	failure: Failure,
 	gaveUp: GaveUp | undefined,
-	limits: { timeout: number; maxResponseBytes: number },
+	{ timeout, maxResponseBytes: maxBytes }: Pick<RequestSettings, 'timeout' | 'maxResponseBytes'>,
 ): NodeApiError {
-	const { label, name } = SERVICES[parts.service];
-	const { timeout, maxResponseBytes: maxBytes } = limits;
-	const wording = {
-		what: `the ${name}`,
-		label,
-		address: parts.url,
-		timeout,
-		maxBytes,
-		sizeOption: 'Max Response Size',
-	};
+	const { label, name } = SERVICES[site.service];
+	const sizeOption = 'Max Response Size';
+	const wording = { what: `the ${name}`, label, address: site.url, timeout, maxBytes, sizeOption };
 	const [message, advice] = describeFailure(failure, wording);
 	let description = advice;
 	if (gaveUp?.unsafe)
@@ -188,7 +180,7 @@ export function failureError(
 		networkCode: failure.code,
 		reason: failure.detail ?? failure.kind,
 	};
-	return apiError(parts, [message, description], details, httpCode);
+	return apiError(site, [message, description], details, httpCode);
 }
 
 function megabytes(bytes: number): string {

@@ -1,13 +1,12 @@
 import { applyKey as keyApplied } from './origin';
 
 export { TriptychClient } from './client';
-export { wait } from './attempt';
-export { ANNOUNCED_WAIT_MS, MAX_RATE_LIMITED } from './retry';
+export { MAX_WAIT_MS } from './limiter';
+export { MAX_RATE_LIMITED } from './retry';
 export { describeFailure } from './errors';
-export { excerpt, isPlainObject, redactKey } from './redaction';
-export { describeValue, judge, type Judgement, plainText } from './answer';
-export { baseOf, baseUrlProblem, webAddress } from './origin';
+export { excerpt, redactKey } from './redaction';
+export { judge, type Judgement } from './answer';
+export { targetOf, webAddress } from './origin';
 /** The credential's `authenticate`, as a value: a re-export would put a getter on the way of every request */
 export const applyKey = keyApplied;
-export * from './types';
-export * from './services';
+export type { ApiResponse, Failure, RequestSettings } from './types';

@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { Service, StyleEntry } from './services';
-import type { AttemptSpec, Failure, RedirectProblem } from './types';
+import type { Service, StyleEntry } from '../services';
+import type { AttemptSpec, Failure } from './types';
 import {
 	KEY_PARAMETER,
 	SERVICES,
@@ -9,16 +9,15 @@ import {
 	sendsKey,
 	styleOf,
 	unknownStyle,
-} from './services';
+} from '../services';
 
 /* The one rule for where a request may go: the API key goes only to the origin of the service's configured address;
  * next-page links and redirects to the same origin are followed, anything else is refused. */
 
-type BaseProblem = { problem: 'empty' | 'notWeb' | 'login' | 'query' };
+type Base = { url: string; origin: string };
 type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
-/** `text` as an http(s) address (relative to `base` when given), or undefined. */
 export function webAddress(text: string, base?: string): URL | undefined {
 	try {
 		const url = new URL(text, base);
@@ -32,46 +31,52 @@ export function webAddress(text: string, base?: string): URL | undefined {
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**
- * A service's base address as typed in the credentials, checked: `{ url }` without trailing slashes, or `{ problem }`.
- * A login in it would replace the key with Basic auth; a query string or fragment would swallow the paths added to it.
+ * A service as the credential sets it: its base address (no trailing slash), its origin and whether the key goes
+ * there; or what is wrong (message, fix), said once for the nodes, the pickers and the Test.
  */
-export function baseOf(credentials: IDataObject, service: Service): { url: string } | BaseProblem {
-	const text = String(credentials[SERVICES[service].field] ?? '').trim();
-	if (!text) return { problem: 'empty' };
-	const url = webAddress(text);
-	if (!url) return { problem: 'notWeb' };
-	if (url.username || url.password) return { problem: 'login' };
-	if (/[?#]/.test(text)) return { problem: 'query' };
-	return { url: bare(text) };
+export function targetOf(
+	credentials: IDataObject,
+	service: Service,
+): (Base & { keyed: boolean }) | [string, string] {
+	const base = baseOf(credentials, service);
+	if (Array.isArray(base)) return base;
+	const keyed = sendsKey(credentials, service);
+	const { problem } = keyed ? keyRule(credentials, base.origin) : {};
+	return problem ? [problem, ''] : { ...base, keyed };
 }
 
-/** What is wrong with a base address (message, fix), said once for the nodes, the pickers and the Test. */
-export function baseUrlProblem(
-	checked: BaseProblem,
-	raw: unknown,
-	label: string,
-): [string, string] {
-	const typed = bare(raw).slice(0, 200);
-	const problems: Record<BaseProblem['problem'], [string, string]> = {
-		empty: [
+/**
+ * A service's base address as typed in the credentials, checked. A login in it would replace the key with Basic
+ * auth; a query string or fragment would swallow the paths added to it.
+ */
+function baseOf(credentials: IDataObject, service: Service): Base | [string, string] {
+	const { field, label } = SERVICES[service];
+	const text = String(credentials[field] ?? '').trim();
+	const typed = bare(text).slice(0, 200);
+	const url = webAddress(text);
+	if (!text)
+		return [
 			`The ${label} is empty`,
 			`Set the ${label} in the Triptych API credentials to the base address of the service.`,
-		],
-		notWeb: [
-			`The ${label} "${typed}" is not a web address`,
-			'Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
-		],
-		login: [
+		];
+	if (!url) return notWeb(label, typed);
+	if (url.username || url.password)
+		return [
 			`The ${label} holds a user name or password (user:password@)`,
 			'Remove it: the service gets the API Key as the credential says; a login in the address would be sent instead.',
-		],
-		query: [
+		];
+	if (/[?#]/.test(text))
+		return [
 			`The ${label} "${typed.replace(/[?#].*/, '')}…" has a query string or fragment (? or #)`,
 			'Use the base address alone: the nodes add paths and parameters to it, which anything after ? or # would swallow.',
-		],
-	};
-	return problems[checked.problem];
+		];
+	return { url: bare(text), origin: url.origin };
 }
+
+const notWeb = (label: string, typed: string): [string, string] => [
+	`The ${label} "${typed}" is not a web address`,
+	'Use the base address of the service, starting with https:// or http://, e.g. https://api.example.com.',
+];
 
 /** Where one credential's key goes, by origin: worked out once per credential, not for every request. */
 const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
@@ -80,7 +85,7 @@ const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
  * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
  * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
  */
-export function keyRule(credentials: IDataObject, origin: string): KeyRule {
+function keyRule(credentials: IDataObject, origin: string): KeyRule {
 	let known = rules.get(credentials);
 	if (!known || known.size > 16) rules.set(credentials, (known = new Map()));
 	const rule = known.get(origin) ?? workOutKeyRule(credentials, origin);
@@ -91,7 +96,7 @@ export function keyRule(credentials: IDataObject, origin: string): KeyRule {
 function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
 	const there = SERVICE_NAMES.filter((service) => {
 		const base = baseOf(credentials, service);
-		return sendsKey(credentials, service) && 'url' in base && originOf(base.url) === origin;
+		return sendsKey(credentials, service) && !Array.isArray(base) && base.origin === origin;
 	});
 	const unknown = there.map((service) => unknownStyle(credentials, service)).find(Boolean);
 	if (unknown) return { problem: unknown };
@@ -120,12 +125,7 @@ export function applyKey(
 	if (!url) {
 		const address = bare(baseURL ?? raw);
 		const entry = Object.values(SERVICES).find(({ field }) => bare(credentials[field]) === address);
-		const [message, fix] = baseUrlProblem(
-			{ problem: 'notWeb' },
-			address,
-			entry?.label ?? 'address',
-		);
-		throw new Error(`${message}. ${fix}`);
+		throw new Error(notWeb(entry?.label ?? 'address', address.slice(0, 200)).join('. '));
 	}
 	const rule = keyRule(credentials, url.origin);
 	if (rule.problem) throw new Error(rule.problem);
@@ -148,11 +148,9 @@ export function applyKey(
 	}
 }
 
-export const originOf = (url: string): string => webAddress(url)?.origin ?? url;
-
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Most same-origin redirects followed in one attempt. */
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 type Hop = Pick<AttemptSpec, 'url' | 'method'> & { origin: string; hop: number; seen: Set<string> };
 
@@ -164,7 +162,7 @@ export function redirectTarget(status: number, to: string, at: Hop): Hop | Failu
 	if (!REDIRECT_STATUS.has(status)) return undefined;
 	const next = webAddress(to, at.url);
 	const method = next && redirectedMethod(status, at.method);
-	const problems: Array<[RedirectProblem, unknown]> = [
+	const problems: Array<[Failure['redirect'], unknown]> = [
 		['notAddress', !next],
 		['otherOrigin', next?.origin !== at.origin],
 		['dropsBody', !method],
@@ -174,7 +172,7 @@ export function redirectTarget(status: number, to: string, at: Hop): Hop | Failu
 	const redirect = problems.find(([, found]) => found)?.[0];
 	const location = next?.href ?? to.slice(0, 2000);
 	const failure: Failure = { kind: 'redirect', code: `HTTP ${status}`, sent: true, location };
-	if (redirect) return { ...failure, redirect, method: at.method };
+	if (redirect) return { ...failure, redirect, method: at.method, limit: MAX_REDIRECTS };
 	at.seen.add(location);
 	return { ...at, url: location, method: method! };
 }

@@ -1,6 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
-
-import { KEY_PARAMETER } from './services';
+import { KEY_PARAMETER } from '../services';
+import { isPlainObject } from '../values';
 
 const EXCERPT_LENGTH = 160;
 const LONGEST_WORD = 40;
@@ -10,7 +9,7 @@ const MAX_TEXT = 4096;
 const KEY_PIECE = 8;
 
 export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
-export type Redact = (text: string) => string;
+type Redact = (text: string) => string;
 
 /**
  * Removes the API key from text, any piece of it too (a cut may have left part), and `apikey=` values and Bearer
@@ -160,15 +159,8 @@ export function pageSaid(text: string, contentType: string, redact: Redact) {
 	return { html, said: html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact) };
 }
 
-/** What a service said, in short: a page's title when it has one (what an error page says best), else an excerpt. */
-const gist = (text: string): string => htmlTitle(text) ?? excerpt(text);
-
-function htmlTitle(text: string): string | undefined {
+/** What a page said, in short: its title when it has one (what an error page says best), else an excerpt. */
+function gist(text: string): string {
 	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
-	return title ? excerpt(title, 80) : undefined;
-}
-
-/** A JSON object (not a list, not null): what a service's record or envelope must be. */
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
+	return title ? excerpt(title, 80) : excerpt(text);
 }

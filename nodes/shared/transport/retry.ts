@@ -11,7 +11,6 @@ import type { ApiRequest, Failure, Quota, RawResponse, RequestSettings, Run, Tur
 const RETRY_STATUSES = [429, 502, 503, 504];
 /** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
 export const MAX_RATE_LIMITED = 10;
-export const ANNOUNCED_WAIT_MS = MAX_WAIT_MS;
 /** Failures no retry can mend. */
 const FINAL: Array<Failure['kind']> = ['tooLarge', 'redirect', 'canceled', 'paused', 'blocked'];
 
@@ -21,8 +20,7 @@ const DEFAULT_NO_RETRY_ADVICE =
 /** Why retrying ended: `unsafe` when the request may have been acted on and could not be sent again. */
 export type GaveUp = { unsafe: boolean; text: string };
 
-export type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
-	attempts: number;
+type Outcome = ({ res: RawResponse } | { failure: Failure }) & {
 	announcedMs: number;
 	gaveUp?: GaveUp;
 };
@@ -37,7 +35,6 @@ interface RetryPolicy extends Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> {
 /** What one attempt brought: the answer or the failure, its headers read once. */
 type Said = Heard & { res?: RawResponse; failure?: Failure; retryAfter?: number; quota?: Quota };
 
-/** The waits and counts of one request's attempts so far. */
 type Tally = { waited: number; counted: number; rateLimited: number; announcedMs: number };
 
 /** After an attempt: done (perhaps having given up), or a retry after `delay`; `pauseMs` pauses the whole service. */
@@ -53,18 +50,16 @@ export async function withRetries(
 	const { settings, limiter, run } = policy;
 	const tally: Tally = { waited: 0, counted: 0, rateLimited: 0, announcedMs: 0 };
 	for (let attempt = 1; ; attempt++) {
-		const announceLeft = Math.max(settings.maxRetryWait, ANNOUNCED_WAIT_MS) - tally.announcedMs;
+		const announceLeft = Math.max(settings.maxRetryWait, MAX_WAIT_MS) - tally.announcedMs;
 		const turn = await limiter.acquire(run, settings.maxRetryWait - tally.waited, announceLeft);
-		const { announcedMs } = tally;
-		if (!turn.ok) return { failure: notSent(turn, run), attempts: attempt - 1, announcedMs };
+		if (!turn.ok) return { failure: notSent(turn, run), announcedMs: tally.announcedMs };
 		tally.announcedMs += turn.announcedMs;
 		const said = hear(await send());
 		const next = decide(said, attempt, policy, tally);
 		const { status, timedOut, quota, pauseMs } = { ...said, ...next };
 		const overshot = limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
 		const last = said.failure ? { failure: said.failure } : { res: said.res! };
-		if (!next.retry)
-			return { ...last, attempts: attempt, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
+		if (!next.retry) return { ...last, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
 		const what = said.failure
 			? `${said.failure.code} (${said.failure.detail ?? said.failure.kind})`
 			: `HTTP ${status}`;
@@ -82,15 +77,10 @@ export async function withRetries(
 
 /** A turn not given: Stop, or a wait longer than the request may wait. */
 function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
-	if (turn.why === 'stopped')
+	const { why, waitMs } = turn;
+	if (why === 'stopped')
 		return { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason };
-	return {
-		kind: 'paused',
-		code: 'HTTP 429',
-		sent: false,
-		waitMs: turn.waitMs,
-		quota: turn.why === 'quota',
-	};
+	return { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
 }
 
 /** Parses a JSON answer once: a 2xx whose JSON stops halfway is a broken transfer (retried), not a wrong API. */
@@ -102,13 +92,8 @@ export function checkJson(res: RawResponse): RawResponse | Failure {
 		return { ...res, json: { value: JSON.parse(raw) } };
 	} catch (error) {
 		const text = raw.trim();
-		if (
-			res.statusCode < 200 ||
-			res.statusCode >= 300 ||
-			!/^[[{]/.test(text) ||
-			!isCutOff(text, error as Error)
-		)
-			return res;
+		const ok = res.statusCode >= 200 && res.statusCode < 300;
+		if (!ok || !/^[[{]/.test(text) || !isCutOff(text, error as Error)) return res;
 		const detail = `the JSON ends after ${res.body.length} bytes, before it is complete`;
 		return { kind: 'broken', code: 'ETRUNCATED', detail, sent: true };
 	}
@@ -121,7 +106,6 @@ function isCutOff(text: string, error: Error): boolean {
 	return position !== null && Number(position[1]) >= text.length;
 }
 
-/** An attempt's answer or failure, with the headers that bear on retries read once. */
 function hear(outcome: RawResponse | Failure): Said {
 	if ('kind' in outcome)
 		return { status: 0, timedOut: outcome.kind === 'timeout', failure: outcome };
@@ -139,7 +123,9 @@ function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally):
 	const refused = status === 429;
 	// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
 	const announced = refused && quota?.remaining === 0 && quota.resetAt > Date.now();
-	const delay = announced ? 0 : Math.max(retryAfter ?? 0, backoff(settings.retryDelay, attempt));
+	// exponential backoff: the Initial Retry Delay doubled per attempt, with a jitter factor in [0.5, 1)
+	const backoff = settings.retryDelay * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+	const delay = announced ? 0 : Math.max(retryAfter ?? 0, Math.round(backoff));
 	// a 429, or a Retry-After on any answer, pauses every request to the service, not only this one
 	const pauseMs = refused || retryAfter !== undefined ? delay : 0;
 	if (refused && settings.maxAttempts > 1) tally.rateLimited++;
@@ -236,9 +222,4 @@ export function readQuota(get: (name: string) => string | undefined, now = Date.
 		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
 	}
 	return undefined;
-}
-
-/** Exponential backoff with jitter: base·2^(n-1), scaled by a factor in [0.5, 1) (`random` for tests). */
-export function backoff(base: number, attempt: number, random = Math.random()): number {
-	return Math.round(base * 2 ** (attempt - 1) * (0.5 + random / 2));
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { Service } from './services';
+import type { Service } from '../services';
 
 /** The node options of a call (times in ms); `maxAttempts` counts the first, `retryDelay` is the first backoff. */
 export interface RequestSettings {
@@ -35,8 +35,6 @@ export interface ApiResponse {
 	text?: string;
 	cut?: boolean;
 	statusCode: number;
-	headers: IDataObject;
-	attempts: number;
 }
 
 /** One answer as it came off the wire: the decoded body, read in full and within the size limit. */
@@ -51,8 +49,6 @@ export interface RawResponse {
 	/** The body is the first `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff) */
 	cut?: boolean;
 }
-
-export type RedirectProblem = 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 
 /**
  * What went wrong, as data, worded by errors.ts. `sent`: the request may have reached the service. `broken`: the
@@ -74,9 +70,10 @@ export interface Failure {
 	sent: boolean;
 	detail?: string;
 	timeoutMs?: number;
+	/** The bound it met: the size limit (`tooLarge`), the most redirects followed (`redirect`) */
 	limit?: number;
 	location?: string;
-	redirect?: RedirectProblem;
+	redirect?: 'otherOrigin' | 'notAddress' | 'dropsBody' | 'loop' | 'tooMany';
 	method?: string;
 	halted?: string;
 	waitMs?: number;
