@@ -160,15 +160,16 @@ export class Limiter {
 		return Math.min(Date.now() - at, clock.eventLoopUtilization!(from).idle);
 	}
 
-	/** Before the first answer, wakes the line when the ramp lets one more go (one timer at a time). */
+	/** Before the first answer, lets in what the ramp allows, and wakes again when it allows one more. */
 	private ramp(): void {
-		if (this.answered || this.ramping || this.inFlight < this.limit() || this.limit() >= MOST)
-			return;
+		if (this.answered || this.ramping) return;
+		this.wake();
+		const held = this.waiting.some((run) => run.queue.length && run.inFlight < run.max);
+		if (!held || this.inFlight >= MOST) return;
 		this.ramping = true;
 		const due = RAMP_AFTER_MS + RAMP_MS * Math.log2(this.inFlight + 1) - this.idle();
 		void wait(Math.max(1, due)).then(() => {
 			this.ramping = false;
-			this.wake();
 			this.ramp();
 		});
 	}
