@@ -13,7 +13,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { interpret } from './answer';
 import { Stopper, attempt, wait } from './attempt';
 import { type ErrorSite, apiError, failureError } from './errors';
-import { Limiter, limiterFor } from './limiter';
+import { Limiter } from './limiter';
 import { applyKey, targetOf, webAddress } from './origin';
 import { checkJson, withRetries } from './retry';
 import { SERVICES, type Service, type StyleEntry, styleOf } from '../services';
@@ -273,4 +273,26 @@ export class TriptychClient {
 			: [`The ${name} sent a next-page link that is not an address`, link.slice(0, 200)];
 		throw apiError(where, said, { message: said[0] });
 	}
+}
+
+/** A limiter nobody used for this long is forgotten; at most this many are kept. */
+const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
+const limiters = new Map<string, Limiter>();
+
+/** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
+export function limiterFor(key: string, perMinute?: number): Limiter {
+	const now = Date.now();
+	for (const [k, l] of limiters)
+		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) limiters.delete(k);
+	const limiter = limiters.get(key) ?? new Limiter(perMinute);
+	limiters.delete(key);
+	limiter.usedAt = now;
+	limiters.set(key, limiter);
+	if (limiters.size > MAX_LIMITERS) limiters.delete(limiters.keys().next().value!);
+	return limiter;
+}
+
+/** Forgets every limiter, as a new n8n process would start. */
+export function forgetLimiters(): void {
+	limiters.clear();
 }

@@ -32,8 +32,6 @@ const [QUEUEING, DRIFT] = [2, 1.05];
 const HOLD_MS = 10_000;
 /** A 429 sets the pace's plateau at what the service accepted over the last this long, over at least `MIN_SPAN_MS` */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
-/** A limiter nobody used for this long is forgotten; at most this many are kept. */
-const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
 
 export class Limiter {
 	allowance = 1;
@@ -269,29 +267,8 @@ const started = () => ({ at: Date.now(), loop: loop() });
 /** What an answer said: status (0: none came), the pause it asks of every request, the quota announced. */
 export type Heard = { status: number; timedOut?: boolean; pauseMs?: number; quota?: Quota };
 
-/** How an answer bears on the service's capacity: 503, 504 and timeouts say it is overloaded. */
 function verdictOf({ status, timedOut }: Heard): Verdict {
 	if (status === 429) return 'rateLimited';
 	if (status === 503 || status === 504 || timedOut) return 'overloaded';
 	return status > 0 && status < 400 ? 'ok' : 'neutral';
-}
-
-const limiters = new Map<string, Limiter>();
-
-/** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
-export function limiterFor(key: string, perMinute?: number): Limiter {
-	const now = Date.now();
-	for (const [k, l] of limiters)
-		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) limiters.delete(k);
-	const limiter = limiters.get(key) ?? new Limiter(perMinute);
-	limiters.delete(key);
-	limiter.usedAt = now;
-	limiters.set(key, limiter);
-	if (limiters.size > MAX_LIMITERS) limiters.delete(limiters.keys().next().value!);
-	return limiter;
-}
-
-/** Forgets every limiter, as a new n8n process would start. */
-export function forgetLimiters(): void {
-	limiters.clear();
 }
