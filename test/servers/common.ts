@@ -480,7 +480,7 @@ export async function createTestServer<M extends BaseMode>(
 	};
 }
 
-const LIMITERS = path.resolve(__dirname, '../../dist/nodes/shared/transport/client.js');
+const LIMITERS = path.resolve(__dirname, '../../dist/nodes/shared/transport/limiter.js');
 
 /**
  * A reset service meets clients that know nothing of it: the budgets the nodes keep in this process (the same

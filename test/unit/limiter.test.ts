@@ -1,6 +1,6 @@
 import { Stopper } from '../../nodes/shared/transport/attempt';
-import { forgetLimiters, limiterFor } from '../../nodes/shared/transport/client';
-import { Limiter, MAX_WAIT_MS, START } from '../../nodes/shared/transport/limiter';
+import { limiterFor } from '../../nodes/shared/transport/client';
+import { Limiter, MAX_WAIT_MS, START, forgetLimiters } from '../../nodes/shared/transport/limiter';
 import { Pace } from '../../nodes/shared/transport/quota';
 import type { Run, Ticket } from '../../nodes/shared/transport/types';
 

@@ -5,7 +5,8 @@
  * the limiter, so it is never forgotten as idle).
  */
 import { Stopper } from '../../nodes/shared/transport/attempt';
-import { forgetLimiters, limiterFor } from '../../nodes/shared/transport/client';
+import { limiterFor } from '../../nodes/shared/transport/client';
+import { forgetLimiters } from '../../nodes/shared/transport/limiter';
 import type { Run, Turn } from '../../nodes/shared/transport/types';
 
 const KEY = 'http://127.0.0.1:9 credential-1';

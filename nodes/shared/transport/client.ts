@@ -277,7 +277,7 @@ export class TriptychClient {
 
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
-const limiters = new Map<string, Limiter>();
+const limiters = Limiter.all;
 
 /** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
 export function limiterFor(key: string, perMinute?: number): Limiter {
@@ -290,9 +290,4 @@ export function limiterFor(key: string, perMinute?: number): Limiter {
 	limiters.set(key, limiter);
 	if (limiters.size > MAX_LIMITERS) limiters.delete(limiters.keys().next().value!);
 	return limiter;
-}
-
-/** Forgets every limiter, as a new n8n process would start. */
-export function forgetLimiters(): void {
-	limiters.clear();
 }

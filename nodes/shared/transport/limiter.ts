@@ -6,10 +6,10 @@ import type { Quota, Run, Ticket, Turn, Verdict } from './types';
  * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
  * n8n process, shared by every run that calls it, so a run starts where the last left off. A request meets, in order:
  * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: before the first answer, one, then doubled per `RAMP_MS` the process waited idle
- *    past `RAMP_AFTER_MS` (a near service's answer, and any quota it announces, comes first); then at least `START`,
- *    doubled per `DOUBLING_MS` a round of healthy answers kept the process waiting; a 503, 504 or timeout sets it
- *    just under the lowest level its wave of refusals went at (halved when refused again below it), held `HOLD_MS`;
+ * 2. the **in-flight allowance**: one, doubled per `RAMP_MS` the process waits idle past `RAMP_AFTER_MS` for the first
+ *    answer, which grows it further as a round does; then at least `START`, doubled per `DOUBLING_MS` a round of
+ *    healthy answers kept the process waiting; a 503, 504 or timeout sets it just under the lowest level its wave of
+ *    refusals went at (halved when refused again below it), held `HOLD_MS`;
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
  * 5. without quota headers, after a 429, the **pace** (quota.ts): a token bucket whose rate follows CUBIC.
@@ -21,8 +21,7 @@ export const MAX_WAIT_MS = 120_000;
 export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 512;
-/** Before the first answer: past `RAMP_AFTER_MS` idle (a near service, which may announce a quota, has answered by
- * then) the allowance doubles per `RAMP_MS` idle, so a distant one has hundreds under way within its round trip. */
+/** The ramp (2.): a near service's answer, and a quota it announces, come first; a distant one has hundreds on the way */
 const [RAMP_AFTER_MS, RAMP_MS] = [20, 5];
 /** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
 const DOUBLING_MS = 10;
@@ -34,6 +33,8 @@ const HOLD_MS = 10_000;
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 
 export class Limiter {
+	/** Every service's limiter in this process, by key (the client picks one per service) */
+	static readonly all = new Map<string, Limiter>();
 	allowance = 1;
 	private answered = false;
 	private ramping = false;
@@ -41,23 +42,19 @@ export class Limiter {
 	pausedUntil = 0;
 	usedAt = Date.now();
 	private round = newRound();
-	/** The mean time to an answer in the fastest round lately */
-	private fastest = Infinity;
+	private fastest = Infinity; // the mean time to an answer in the fastest round lately
 	private hold = { level: Infinity, until: 0, cutAt: 0 };
 	private readonly quota = new Quotas();
-	/** Requests sent and not answered yet, and those waiting for the next answer */
+	/** Requests sent and not answered yet, and those waiting for the next answer; requests sent in all */
 	private onWire = 0;
 	private answers: Array<() => void> = [];
-	pace?: Pace;
 	private sent = 0;
-	/** When recent answers were accepted, for the pace's plateau */
-	private readonly accepted: number[] = [];
+	pace?: Pace;
+	private readonly accepted: number[] = []; // when recent answers were accepted (the pace's plateau)
 	private readonly waiting: Run[] = [];
-	/** The times of the last `perMinute` requests, oldest first */
-	private readonly minute: number[] = [];
+	private readonly minute: number[] = []; // the times of the last `perMinute` requests, oldest first
 
-	/** `perMinute`: the requests a minute the service states (0: none) */
-	constructor(private readonly perMinute = 0) {}
+	constructor(private readonly perMinute = 0) {} // the requests a minute the service states (0: none)
 
 	/**
 	 * A slot (give it back with `release`, once) at the moment the pause, the quota and the pace allow; not `ok` at Stop,
@@ -272,3 +269,6 @@ function verdictOf({ status, timedOut }: Heard): Verdict {
 	if (status === 503 || status === 504 || timedOut) return 'overloaded';
 	return status > 0 && status < 400 ? 'ok' : 'neutral';
 }
+
+/** Forgets every limiter, as a new n8n process would start. */
+export const forgetLimiters = (): void => Limiter.all.clear();
