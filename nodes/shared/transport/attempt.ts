@@ -76,12 +76,11 @@ function arm(at: number): void {
 	if (!mine) return;
 	void wait(at - Date.now(), mine.stop).then(() => {
 		if (armed !== mine) return;
-		let next = Infinity;
-		for (const [end, due] of deadlines) {
-			if (due > Date.now()) next = Math.min(next, due);
-			else if (deadlines.delete(end)) end();
-		}
-		arm(next);
+		const now = Date.now();
+		const due = [...deadlines].filter(([, when]) => when <= now);
+		for (const [end] of due) deadlines.delete(end);
+		arm([...deadlines.values()].reduce((a, b) => Math.min(a, b), Infinity));
+		for (const [end] of due) end();
 	});
 }
 
