@@ -202,6 +202,25 @@ describe('waits', () => {
 		limiter.release(run, { sentAt: later, level: 1, seq: 99 }, { status: 200 });
 		expect(limiter.pace?.rate!).toBeGreaterThan(6);
 	});
+
+	test("a later 429 counts what the service accepted over the pace's whole run: what a bucket banked counts little", () => {
+		const limiter = Object.assign(new Limiter(), { allowance: 512 });
+		const run = newRun();
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now');
+		const answer = (at: number, status: number) => {
+			clock.mockReturnValue(at);
+			limiter.release(run, { sentAt: at, level: 1, seq: 1 }, { status });
+		};
+		for (let i = 0; i < 40; i++) answer(start - 1, 200);
+		answer(start, 429); // 40 at once, counted over half a second: the pace starts at 80% of 80/s
+		// four seconds at 20/s, and in the last of them 10 more: the bucket's bank, drained by the pace's probing
+		for (let i = 0; i < 80; i++) answer(start + 50 * i, 200);
+		for (let i = 0; i < 10; i++) answer(start + 3500 + 50 * i, 200);
+		answer(start + 4000, 429);
+		// 90 over the pace's 4 s: a plateau of 22.5/s (the last second alone would say 30/s)
+		expect(limiter.pace?.rate).toBeCloseTo(0.8 * 22.5, 5);
+	});
 });
 
 test('limiters are shared per key and forgotten after a quarter of an hour unused', () => {
