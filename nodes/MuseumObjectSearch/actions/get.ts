@@ -6,7 +6,7 @@ import type { StyleEntry } from '../../shared/services';
 import { describeValue, isPlainObject } from '../../shared/values';
 import { museumOf } from '../museums';
 import type { Call } from '../types';
-import { answerError } from '../records';
+import { answerError, decoded, museumGet } from '../records';
 
 /** An object ID as it goes in the path: no separator, not `.` or `..` (a path step), not longer than any museum's */
 const ID = /^(?!\.+$)[^/\s?#]{1,100}$/;
@@ -61,14 +61,6 @@ export const getFields: INodeProperties[] = [
 	},
 ];
 
-function decoded(text: string): string | undefined {
-	try {
-		return decodeURIComponent(text);
-	} catch {
-		return undefined;
-	}
-}
-
 /** Get's Object, checked: an ID, from any mode (a URL gives the ID in its path). */
 export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean): string {
 	const raw = ctx.getNodeParameter('objectId', i, '') as unknown;
@@ -109,16 +101,10 @@ export function checkObjectId(ctx: IExecuteFunctions, id: string, style: StyleEn
 export async function getObject({ ctx, client, settings, style, map, i }: Call, id: string) {
 	const museum = museumOf(style);
 	const path = museum.object.replace('{id}', encodeURIComponent(id));
-	const request = {
-		service: 'museum',
-		method: 'GET',
-		path,
-		repeatable: true,
-	} as const;
 	let data: unknown;
 	let failure: unknown;
 	try {
-		data = (await client.request(request, settings, i)).data;
+		data = await museumGet(client, { path }, settings, i);
 	} catch (error) {
 		failure = error;
 	}

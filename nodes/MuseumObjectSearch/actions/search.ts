@@ -15,8 +15,8 @@ import type { StyleEntry } from '../../shared/services';
 import { describeValue, isPlainObject } from '../../shared/values';
 import { FILTERS, type Filter, colorQuery } from '../filters';
 import type { Call, Found } from '../types';
-import { museumOf } from '../museums';
-import { answerError, recordKey } from '../records';
+import { museumOf, pageQuery } from '../museums';
+import { answerError, museumGet, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
@@ -225,17 +225,10 @@ export async function searchObjects(
 		// Pages shift when a record is added or removed while paging: one seen before is dropped.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
-			const at = museum.search.skip ? { skip: (page - 1) * pageSize } : { page };
 			const where = url
 				? { url }
-				: { path: museum.search.path, qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, ...at } };
-			const request = {
-				service: 'museum',
-				method: 'GET',
-				...where,
-				repeatable: true,
-			} as const;
-			const answer = museum.read((await client.request(request, settings, i)).data);
+				: { path: museum.search.path, qs: { ...qs, ...pageQuery(style, page, pageSize) } };
+			const answer = museum.read(await museumGet(client, where, settings, i));
 			if (typeof answer === 'string') {
 				const message = `The museum service answered with ${answer} where a list of object records was expected`;
 				const fix = `${museum.shape} Check the Museum URL and Museum API in the Triptych API credentials.`;
