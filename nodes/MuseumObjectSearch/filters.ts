@@ -19,6 +19,8 @@ export interface Filter {
 	label: string;
 	parameter?: string;
 	field: Omit<INodeProperties, 'name' | 'displayName'>;
+	/** Why a service without this filter refuses it (default: it has no such filter) */
+	unsupported?: string;
 	read(ctx: IExecuteFunctions, value: unknown, i: number): { value?: string; colors?: Colors };
 }
 
@@ -46,36 +48,34 @@ const named = (
 	description: string,
 	method?: string,
 	harvard = true,
-): Filter => ({
-	key,
-	label,
-	...(harvard ? { parameter: key } : {}),
-	field: method
-		? {
-				type: 'resourceLocator',
-				default: { mode: 'list', value: '' },
-				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
-				modes: [
-					{
-						displayName: 'From List',
-						name: 'list',
-						type: 'list',
-						typeOptions: { searchListMethod: method, searchable: true },
-					},
-					{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
-				],
-			}
-		: {
-				type: 'string',
-				default: '',
-				placeholder,
-				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
-			},
-	read: (ctx, value, i) => {
-		const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
-		return { value: toText(ctx, name, label, i) || undefined };
-	},
-});
+): Filter => {
+	const described = `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`;
+	return {
+		key,
+		label,
+		...(harvard ? { parameter: key } : {}),
+		field: method
+			? {
+					type: 'resourceLocator',
+					default: { mode: 'list', value: '' },
+					description: described,
+					modes: [
+						{
+							displayName: 'From List',
+							name: 'list',
+							type: 'list',
+							typeOptions: { searchListMethod: method, searchable: true },
+						},
+						{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
+					],
+				}
+			: { type: 'string', default: '', placeholder, description: described },
+		read: (ctx, value, i) => {
+			const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
+			return { value: toText(ctx, name, label, i) || undefined };
+		},
+	};
+};
 
 export const FILTERS: Filter[] = [
 	named(
@@ -140,6 +140,7 @@ export const FILTERS: Filter[] = [
 	{
 		key: 'publicDomainOnly',
 		label: 'Public Domain Only',
+		unsupported: 'it does not say which works are in the public domain',
 		field: {
 			type: 'boolean',
 			default: true,

@@ -55,12 +55,9 @@ export const SIMPLIFIED =
 export const simplified = (fields: IDataObject): IDataObject =>
 	Object.fromEntries(SIMPLIFIED.map((key) => [key, fields[key] ?? null]));
 
+/** Trimmed text or a number; else (empty text too) null */
 const text = (value: unknown) =>
-	typeof value === 'string' && value.trim()
-		? value.trim()
-		: typeof value === 'number'
-			? value
-			: null;
+	(typeof value === 'string' && value.trim()) || (typeof value === 'number' ? value : null);
 const list = (value: unknown) => (Array.isArray(value) ? value : []);
 
 /** An open museum's answer `{data: [...]}`: its records, with what `beside` reads next to them. */
@@ -273,17 +270,10 @@ export const HARVARD_LISTS: Record<string, List> = {
 	period: { path: '/period', shows: 'name', qs: { sort: 'name' } },
 };
 
-const MUSEUMS: Record<string, Museum> = {
-	generic: HARVARD,
-	harvard: HARVARD,
-	artic: AIC,
-	cleveland: CLEVELAND,
-};
-
-/** The museum a style speaks for (by the style's entry in the service table). */
+/** The museum a style speaks for (by the style's entry in the service table): AIC, Cleveland, else Harvard. */
 export function museumOf(style: StyleEntry): Museum {
-	const [value] = Object.entries(SERVICES.museum.styles).find(([, entry]) => entry === style) ?? [];
-	return MUSEUMS[value ?? 'generic'] ?? HARVARD;
+	const { artic, cleveland } = SERVICES.museum.styles;
+	return style === artic ? AIC : style === cleveland ? CLEVELAND : HARVARD;
 }
 
 /** A page's query parameters: its size (under the style's name), and its number or (`skip`) its offset. */

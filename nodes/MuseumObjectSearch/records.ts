@@ -178,15 +178,12 @@ export function readOutput(ctx: IExecuteFunctions, i: number): Convert {
 		throw fieldError(ctx, field, i, 'is empty while Output is Selected Fields', fix);
 	}
 	// A dot reaches into an object or list; an absent field is null; the ID is Harvard's objectid, else id.
-	const paths = (record: IDataObject) =>
-		[...new Set(['objectid' in record ? 'objectid' : 'id', ...names])].map(
-			(name) => [name, name.split('.')] as const,
-		);
 	const walk = (value: unknown, step: string) =>
 		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
 	return (record) => {
-		const out: IDataObject = {};
-		for (const [name, path] of paths(record)) out[name] = path.reduce(walk, record) ?? null;
-		return out;
+		const kept = new Set(['objectid' in record ? 'objectid' : 'id', ...names]);
+		return Object.fromEntries(
+			[...kept].map((name) => [name, name.split('.').reduce(walk, record) ?? null]),
+		);
 	};
 }

@@ -118,14 +118,8 @@ export function searchQuery(
 		owners.set(name, owner);
 		if (value !== undefined) qs[name] = value;
 	};
-	const refuse = (label: string, why = 'it has no such filter') =>
-		fieldError(
-			ctx,
-			`"${label}"`,
-			i,
-			`cannot be used with the ${style.name}: ${why}`,
-			`Remove it, or use a museum service that has it.`,
-		);
+	const refuse = (label: string, fix: string, why = '') =>
+		fieldError(ctx, `"${label}"`, i, `cannot be used with the ${style.name}${why}`, fix);
 
 	if (search.q) claim('q', 'Search', search.q);
 	const clauses: IDataObject[] = [];
@@ -136,11 +130,8 @@ export function searchQuery(
 			if (museum.dsl) clauses.push(sent);
 			else for (const [name, v] of Object.entries(sent)) claim(name, filter.label, String(v));
 		} else if (museum.filters || !filter.parameter) {
-			const pd = filter.key === 'publicDomainOnly';
-			throw refuse(
-				filter.label,
-				pd ? 'it does not say which works are in the public domain' : undefined,
-			);
+			const why = `: ${filter.unsupported ?? 'it has no such filter'}`;
+			throw refuse(filter.label, 'Remove it, or use a museum service that has it.', why);
 		} else if (colors) {
 			const parameter = search.filterNames.get(filter) ?? filter.parameter;
 			claim(parameter, filter.label);
@@ -149,25 +140,17 @@ export function searchQuery(
 			if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
 		} else claim(search.filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
-	const filter = { bool: { filter: clauses } };
-	if (clauses.length)
-		for (const [name, v] of Object.entries(brackets(filter, 'query', {})))
-			claim(name, 'Filters', v as string);
+	// AIC's clauses as query parameters (no clause: none)
+	const dsl = brackets({ bool: { filter: clauses } }, 'query', {});
+	for (const [name, v] of Object.entries(dsl)) claim(name, 'Filters', String(v));
 
-	const options: Array<[string, string, boolean]> = [
-		['sort', 'Sort', !!search.sort],
-		['sortOrder', 'Sort Order', !!search.sortOrder],
-		['filterNames', 'Filter Parameter Names', search.filterNames.size > 0],
+	const options: Array<[string, string, unknown]> = [
+		['sort', 'Sort', search.sort],
+		['sortOrder', 'Sort Order', search.sortOrder],
+		['filterNames', 'Filter Parameter Names', search.filterNames.size],
 	];
 	for (const [key, label, set] of options)
-		if (set && !(museum.options ?? []).includes(key))
-			throw fieldError(
-				ctx,
-				`"${label}"`,
-				i,
-				`cannot be used with the ${style.name}`,
-				'Clear it in the options.',
-			);
+		if (set && !museum.options?.includes(key)) throw refuse(label, 'Clear it in the options.');
 	if (search.sort) claim('sort', 'Sort', search.sort);
 	if (search.sortOrder) claim('sortorder', 'Sort Order', search.sortOrder);
 	// Pages may overlap: the record's ID is what recognises one seen on an earlier page.
@@ -203,13 +186,8 @@ export async function searchObjects(
 	const room = deepest === undefined ? Infinity : Math.floor(deepest / size) * size - skipped;
 	if (room <= 0) {
 		const problem = `starts past the first ${deepest} results, the most the ${style.name} answers for a search`;
-		throw fieldError(
-			ctx,
-			'"Page"',
-			i,
-			problem,
-			'Use a lower Page, or narrow the search with filters.',
-		);
+		const fix = 'Use a lower Page, or narrow the search with filters.';
+		throw fieldError(ctx, '"Page"', i, problem, fix);
 	}
 	const wanted = search.limit ?? Infinity;
 	const pagesCap = search.limit === undefined ? Infinity : search.maxPages * size;
