@@ -40,6 +40,14 @@ const year = (key: string, label: string, description: string): Filter => ({
 			: { value: String(toInteger(ctx, value, label, i, -10000, 10000)) },
 });
 
+/** A resource locator's From List mode: entries from the editor's list `method` (listSearch.ts) */
+export const fromList = (method: string) => ({
+	displayName: 'From List',
+	name: 'list',
+	type: 'list' as const,
+	typeOptions: { searchListMethod: method, searchable: true },
+});
+
 /** A filter by name; one whose values a service lists also has From List (listSearch.ts). */
 const named = (
 	key: string,
@@ -60,12 +68,7 @@ const named = (
 					default: { mode: 'list', value: '' },
 					description: described,
 					modes: [
-						{
-							displayName: 'From List',
-							name: 'list',
-							type: 'list',
-							typeOptions: { searchListMethod: method, searchable: true },
-						},
+						fromList(method),
 						{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
 					],
 				}

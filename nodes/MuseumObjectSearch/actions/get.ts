@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { fieldError, show } from '../../shared/fields';
 import type { StyleEntry } from '../../shared/services';
 import { describeValue, isPlainObject } from '../../shared/values';
+import { fromList } from '../filters';
 import { museumOf } from '../museums';
 import type { Call } from '../types';
 import { answerError, decoded, museumGet } from '../records';
@@ -26,12 +27,7 @@ export const getFields: INodeProperties[] = [
 		displayOptions: { show: { operation: ['get'] } },
 		description: 'The object to get: pick it from a search, or give its ID or address',
 		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'objects', searchable: true },
-			},
+			fromList('objects'),
 			{
 				displayName: 'By ID',
 				name: 'id',

@@ -59,11 +59,9 @@ export function readSearchPlan(
 		if (read.value !== undefined || read.colors) filters.push({ filter, ...read });
 	}
 	if (asTool && !q && !filters.length) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
-			{ itemIndex: i },
-		);
+		const message =
+			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter';
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i });
 	}
 	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
 	return {
