@@ -19,6 +19,8 @@ export interface Filter {
 	label: string;
 	parameter?: string;
 	field: Omit<INodeProperties, 'name' | 'displayName'>;
+	/** Why a service without this filter refuses it (default: it has no such filter) */
+	unsupported?: string;
 	read(ctx: IExecuteFunctions, value: unknown, i: number): { value?: string; colors?: Colors };
 }
 
@@ -38,6 +40,14 @@ const year = (key: string, label: string, description: string): Filter => ({
 			: { value: String(toInteger(ctx, value, label, i, -10000, 10000)) },
 });
 
+/** A resource locator's From List mode: entries from the editor's list `method` (listSearch.ts) */
+export const fromList = (method: string) => ({
+	displayName: 'From List',
+	name: 'list',
+	type: 'list' as const,
+	typeOptions: { searchListMethod: method, searchable: true },
+});
+
 /** A filter by name; one whose values a service lists also has From List (listSearch.ts). */
 const named = (
 	key: string,
@@ -46,36 +56,29 @@ const named = (
 	description: string,
 	method?: string,
 	harvard = true,
-): Filter => ({
-	key,
-	label,
-	...(harvard ? { parameter: key } : {}),
-	field: method
-		? {
-				type: 'resourceLocator',
-				default: { mode: 'list', value: '' },
-				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
-				modes: [
-					{
-						displayName: 'From List',
-						name: 'list',
-						type: 'list',
-						typeOptions: { searchListMethod: method, searchable: true },
-					},
-					{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
-				],
-			}
-		: {
-				type: 'string',
-				default: '',
-				placeholder,
-				description: `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`,
-			},
-	read: (ctx, value, i) => {
-		const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
-		return { value: toText(ctx, name, label, i) || undefined };
-	},
-});
+): Filter => {
+	const described = `${description} ${harvard ? `${usual(key)}.` : OPEN_ONLY}`;
+	return {
+		key,
+		label,
+		...(harvard ? { parameter: key } : {}),
+		field: method
+			? {
+					type: 'resourceLocator',
+					default: { mode: 'list', value: '' },
+					description: described,
+					modes: [
+						fromList(method),
+						{ displayName: 'By Name', name: 'name', type: 'string', placeholder },
+					],
+				}
+			: { type: 'string', default: '', placeholder, description: described },
+		read: (ctx, value, i) => {
+			const name = method && isPlainObject(value) && '__rl' in value ? value.value : value;
+			return { value: toText(ctx, name, label, i) || undefined };
+		},
+	};
+};
 
 export const FILTERS: Filter[] = [
 	named(
@@ -140,6 +143,7 @@ export const FILTERS: Filter[] = [
 	{
 		key: 'publicDomainOnly',
 		label: 'Public Domain Only',
+		unsupported: 'it does not say which works are in the public domain',
 		field: {
 			type: 'boolean',
 			default: true,

@@ -9,16 +9,12 @@ import {
 } from '../shared/fields';
 import { errorItem } from '../shared/items';
 import { pool } from '../shared/pool';
-import type { StyleEntry } from '../shared/services';
 import { describeFailure } from '../shared/transport';
-import { isPlainObject } from '../shared/values';
 import type { Call, Found } from './types';
-import { answerError, imageUrlOf } from './records';
+import { answerError, decoded } from './records';
 
 /** Widths of the named sizes: Harvard allows rights-restricted images up to 256 px, posts want about 800. */
 const WIDTHS = { thumbnail: 256, post: 800, original: undefined };
-/** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
-const RESTRICTED_WIDTH = 256;
 
 export const IMAGE_SIZE: ChoiceOption<'thumbnail' | 'post' | 'original' | 'custom'> = {
 	displayName: 'Image Size',
@@ -82,27 +78,6 @@ export function readImages(ctx: IExecuteFunctions, i: number) {
 	};
 }
 
-/** A Harvard record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
-export function harvardImage(record: IDataObject, width: number | undefined, style: StyleEntry) {
-	const source = imageUrlOf(record);
-	if (!source) return undefined;
-	const sized = (url: string) => ({ url, source });
-	if (width === undefined) return sized(source);
-	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
-	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
-	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
-	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim())) {
-		return sized(`${iiif.trim().replace(/\/+$/, '')}/full/${w},/0/default.jpg`);
-	}
-	if (style.imageWidthQuery && URL.canParse(source)) {
-		const url = new URL(source);
-		url.searchParams.delete('height');
-		url.searchParams.set('width', String(w));
-		return sized(url.toString());
-	}
-	return sized(source);
-}
-
 const EXTENSIONS: Record<string, string> = {
 	'image/jpeg': 'jpg',
 	'image/png': 'png',
@@ -121,21 +96,14 @@ export function fileNameFor(
 	mimeType: string,
 	objectId: unknown,
 ): string {
-	const decode = (text: string) => {
-		try {
-			return decodeURIComponent(text);
-		} catch {
-			return undefined;
-		}
-	};
 	const header = typeof disposition === 'string' ? disposition : '';
 	const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(header);
 	const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(header);
 	const plainName = (plain?.[1] ?? plain?.[2])?.trim();
-	let name = extended ? (decode(extended[1].trim()) ?? plainName) : plainName;
+	let name = extended ? (decoded(extended[1].trim()) ?? plainName) : plainName;
 	if (!name && URL.canParse(url)) {
 		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
-		name = segment ? decode(segment) : undefined;
+		name = segment ? decoded(segment) : undefined;
 	}
 	// No path parts from a header or a URL, and no control characters (those below space).
 	name = name?.split(/[\\/]/).pop();

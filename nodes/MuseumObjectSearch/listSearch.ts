@@ -1,7 +1,6 @@
 import type {
 	IDataObject,
 	ILoadOptionsFunctions,
-	INode,
 	INodeListSearchItems,
 	INodeListSearchResult,
 } from 'n8n-workflow';
@@ -10,8 +9,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { TriptychClient, webAddress } from '../shared/transport';
 import { isPlainObject } from '../shared/values';
 import { FILTERS } from './filters';
-import { HARVARD_LISTS, type Page, museumOf } from './museums';
-import { readPage } from './records';
+import { HARVARD_LISTS, museumOf, pageQuery } from './museums';
+import { museumGet } from './records';
 
 /** The editor waits for a list: a short time limit, one retry, and a list answer is small. */
 const SETTINGS = {
@@ -33,38 +32,37 @@ type Ctx = ILoadOptionsFunctions;
 type Entry = (record: IDataObject, context?: IDataObject) => INodeListSearchItems | undefined;
 
 /**
- * One list page for the editor: GET {Museum URL}{path} on the nodes' road (origin rules, the key redacted, the
- * limiter), cut to the `size` asked for (the editor's dropdown renders every entry). An entry keeps its link only
- * when that is a web address: the editor opens it as it is.
+ * The museum as the editor reaches it, on the nodes' road (origin rules, the key redacted, the limiter). `listPage`:
+ * GET {Museum URL}{path}, cut to the `size` asked for (the editor's dropdown renders every entry). An entry keeps its
+ * link only when that is a web address: the editor opens it as it is.
  */
-async function listPage(
-	client: TriptychClient,
-	node: INode,
-	{ path, qs, page, size }: { path: string; qs: IDataObject; page: number; size: number },
-	entry: Entry,
-	reader: (data: unknown) => Page | string = readPage,
-) {
-	const request = {
-		service: 'museum',
-		method: 'GET',
-		path,
-		qs,
-		repeatable: true,
-	} as const;
-	const read = reader((await client.request(request, SETTINGS, 0)).data);
-	if (typeof read === 'string')
-		throw new NodeOperationError(node, `The museum service sent ${read} for ${path}`);
-	const entries = read.records.slice(0, size).flatMap((record) => {
-		const made = isPlainObject(record) ? entry(record, read.context) : undefined;
-		if (!made) return [];
-		const { url, ...rest } = made;
-		const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
-		return [link ? { ...rest, url: link } : rest];
-	});
-	// an empty page ends the list, whatever link it carries: else the editor asks page after page
-	const pages = read.pages ?? Math.ceil((read.total ?? 0) / size);
-	const more = read.records.length > 0 && (typeof read.next === 'string' || pages > page);
-	return { entries, more };
+async function editorMuseum(ctx: Ctx) {
+	const client = TriptychClient.forEditor(ctx);
+	const style = await client.styleEntry('museum');
+	const museum = museumOf(style);
+	const listPage = async (
+		path: string,
+		qs: IDataObject,
+		page: number,
+		size: number,
+		entry: Entry,
+	) => {
+		const read = museum.read(await museumGet(client, { path, qs }, SETTINGS, 0));
+		if (typeof read === 'string')
+			throw new NodeOperationError(ctx.getNode(), `The museum service sent ${read} for ${path}`);
+		const entries = read.records.slice(0, size).flatMap((record) => {
+			const made = isPlainObject(record) ? entry(record, read.context) : undefined;
+			if (!made) return [];
+			const { url, ...rest } = made;
+			const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
+			return [link ? { ...rest, url: link } : rest];
+		});
+		// an empty page ends the list, whatever link it carries: else the editor asks page after page
+		const pages = read.pages ?? Math.ceil((read.total ?? 0) / size);
+		const more = read.records.length > 0 && (typeof read.next === 'string' || pages > page);
+		return { entries, more };
+	};
+	return { style, museum, listPage };
 }
 
 /** The page a list's token names (the editor hands back what it was given) */
@@ -80,19 +78,15 @@ const byName = (a: INodeListSearchItems, b: INodeListSearchItems) => a.name.loca
 const termList = (key: 'classification' | 'period' | 'department') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
 		const wanted = typeof filter === 'string' ? filter.trim().toLowerCase() : '';
-		const client = TriptychClient.forEditor(this);
-		const style = await client.styleEntry('museum');
-		const museum = museumOf(style);
+		const { style, museum, listPage } = await editorMuseum(this);
 		const list = (museum.lists ?? (style.lists ? HARVARD_LISTS : {}))[key];
 		if (!list) {
 			const { label, parameter } = FILTERS.find((f) => f.key === key)!;
 			const why = (museum.filters ? key in museum.filters : parameter)
 				? `keeps no list of ${key}s: choose By Name and type one`
 				: `has no ${label} filter: remove it`;
-			throw new NodeOperationError(
-				this.getNode(),
-				`This museum service (${style.name} style) ${why}`,
-			);
+			const message = `This museum service (${style.name} style) ${why}`;
+			throw new NodeOperationError(this.getNode(), message);
 		}
 		const shown = (name: unknown): name is string =>
 			typeof name === 'string' && name.toLowerCase().includes(wanted);
@@ -113,9 +107,8 @@ const termList = (key: 'classification' | 'period' | 'department') =>
 		const last = Math.min(wanted ? MAX_FILTERED_PAGES : first, deepest);
 		const results: INodeListSearchItems[] = [];
 		for (let page = first; page <= last; page++) {
-			const qs = { ...list.qs, [style.pageSize ?? 'size']: PAGE_SIZE, page };
-			const at = { path: list.path, qs, page, size: PAGE_SIZE };
-			const read = await listPage(client, this.getNode(), at, entry, museum.read);
+			const qs = { ...list.qs, ...pageQuery(style, page, PAGE_SIZE) };
+			const read = await listPage(list.path, qs, page, PAGE_SIZE, entry);
 			results.push(...read.entries);
 			// a whole list in hand is shown by name (AIC sends its lists in the order they were last changed)
 			if (!read.more) return { results: first === 1 ? results.sort(byName) : results };
@@ -128,9 +121,7 @@ const termList = (key: 'classification' | 'period' | 'department') =>
 /** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */
 async function objects(this: Ctx, filter?: string, token?: string) {
 	const q = typeof filter === 'string' ? filter.trim() : '';
-	const client = TriptychClient.forEditor(this);
-	const style = await client.styleEntry('museum');
-	const museum = museumOf(style);
+	const { style, museum, listPage } = await editorMuseum(this);
 	const entry: Entry = (record, context) => {
 		const { id, title, artist, date, url } = museum.simplify(record, context);
 		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
@@ -143,15 +134,12 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 		};
 	};
 	const page = pageOf(token);
-	const size = OBJECTS_PAGE_SIZE;
 	const qs = {
 		...(q ? { q } : {}),
-		[style.pageSize ?? 'limit']: size,
-		...(museum.search.skip ? { skip: (page - 1) * size } : { page }),
+		...pageQuery(style, page, OBJECTS_PAGE_SIZE),
 		...(museum.pick ? { fields: museum.pick } : {}),
 	};
-	const at = { path: museum.search.path, qs, page, size };
-	const read = await listPage(client, this.getNode(), at, entry, museum.read);
+	const read = await listPage(museum.search.path, qs, page, OBJECTS_PAGE_SIZE, entry);
 	return { results: read.entries, ...(read.more ? { paginationToken: String(page + 1) } : {}) };
 }
 

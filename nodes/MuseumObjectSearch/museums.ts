@@ -1,17 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { PageAnswer } from '../shared/paging';
 import { SERVICES, type StyleEntry } from '../shared/services';
 import { describeValue, isPlainObject } from '../shared/values';
-import { harvardImage } from './images';
-import { readPage, simplifyHarvard } from './records';
+import { harvardImage, iiifImage, readPage, simplifyHarvard, whole } from './records';
+import type { ImageAt, Page } from './types';
 
 /* Each museum in its own terms: where Search and Get go, how pages go, its filters, and its records mapped to the
  * one Simplified record. A museum is one entry here beside its style in the service table. */
 
-/** A page of records, with what they need beside them (AIC's IIIF address is in the answer's `config`). */
-export type Page = PageAnswer<unknown> & { total?: number; context?: IDataObject };
-export type ImageAt = { url: string; source: string };
 /** A filter's value in the service's terms: query parameters, or (AIC) one Elasticsearch clause */
 type Encode = (value: string) => IDataObject;
 /**
@@ -59,14 +55,23 @@ export const SIMPLIFIED =
 export const simplified = (fields: IDataObject): IDataObject =>
 	Object.fromEntries(SIMPLIFIED.map((key) => [key, fields[key] ?? null]));
 
+/** Trimmed text or a number; else (empty text too) null */
 const text = (value: unknown) =>
-	typeof value === 'string' && value.trim()
-		? value.trim()
-		: typeof value === 'number'
-			? value
-			: null;
-const flag = (value: unknown) => (typeof value === 'boolean' ? value : null);
+	(typeof value === 'string' && value.trim()) || (typeof value === 'number' ? value : null);
 const list = (value: unknown) => (Array.isArray(value) ? value : []);
+
+/** An open museum's answer `{data: [...]}`: its records, with what `beside` reads next to them. */
+function dataPage(data: unknown, beside: (answer: IDataObject) => Omit<Page, 'records'>) {
+	if (!isPlainObject(data) || !Array.isArray(data.data)) return describeValue(data ?? undefined);
+	return { ...beside(data), records: data.data };
+}
+
+/** A Get answer `{data: {…}}` (AIC's with `config` beside it). */
+function enveloped(data: unknown, context?: string) {
+	if (!isPlainObject(data) || !isPlainObject(data.data)) return undefined;
+	const beside = context && data[context];
+	return { record: data.data, context: isPlainObject(beside) ? beside : undefined };
+}
 
 // ------------------------------------------------------------------------------------------------ AIC
 
@@ -85,7 +90,7 @@ function aicImage(record: IDataObject, width: number | undefined, context?: IDat
 	let w = widths.find((served) => width !== undefined && served >= width) ?? widths.at(-1)!;
 	const master = isPlainObject(record.thumbnail) ? Number(record.thumbnail.width) : NaN;
 	if (master > 0 && master < w) w = Math.floor(master);
-	return { url: `${base}/full/${w},/0/default.jpg`, source: base };
+	return { url: iiifImage(base, w), source: base };
 }
 
 const aicArtist = (record: IDataObject) =>
@@ -106,17 +111,12 @@ const AIC: Museum = {
 	pick: 'id,title,artist_title,artist_display,date_display',
 	shape: 'Expected {"pagination": {...}, "data": [...], "config": {...}}.',
 	id: { pattern: /^[1-9]\d{0,11}$/, says: 'an AIC artwork ID is a whole number, e.g. 27992' },
-	read(data) {
-		if (!isPlainObject(data) || !Array.isArray(data.data)) return describeValue(data ?? undefined);
-		const paging = isPlainObject(data.pagination) ? data.pagination : {};
-		const [total, pages] = [Number(paging.total), Number(paging.total_pages)];
-		return {
-			records: data.data,
-			...(Number.isSafeInteger(total) ? { total } : {}),
-			...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
-			context: isPlainObject(data.config) ? data.config : undefined,
-		};
-	},
+	read: (data) =>
+		dataPage(data, ({ pagination, config }) => {
+			const paging = isPlainObject(pagination) ? pagination : {};
+			const context = isPlainObject(config) ? config : undefined;
+			return { total: whole(paging.total), pages: whole(paging.total_pages, 1), context };
+		}),
 	one: (data) => enveloped(data, 'config'),
 	simplify: (r, context) =>
 		simplified({
@@ -131,7 +131,7 @@ const AIC: Museum = {
 			imageUrl: aicImage(r, AIC_WEB, context)?.url,
 			url: text(r.id) === null ? null : `${AIC_SITE}${String(r.id)}`,
 			creditLine: text(r.credit_line),
-			publicDomain: flag(r.is_public_domain),
+			publicDomain: typeof r.is_public_domain === 'boolean' ? r.is_public_domain : null,
 		}),
 	image: (record, width, _style, context) => aicImage(record, width, context),
 	dsl: true,
@@ -166,13 +166,6 @@ function term(field: string, value: string) {
 }
 const HAS_IMAGE = { exists: { field: 'image_id' } };
 
-/** A Get answer `{data: {…}}` (AIC's with `config` beside it). */
-function enveloped(data: unknown, context?: string) {
-	if (!isPlainObject(data) || !isPlainObject(data.data)) return undefined;
-	const beside = context && data[context];
-	return { record: data.data, context: isPlainObject(beside) ? beside : undefined };
-}
-
 // ------------------------------------------------------------------------------------------------ Cleveland
 
 /** Cleveland's `web` rendition when it is as wide as wanted, else `print` (the `full` TIFF is never fetched). */
@@ -198,11 +191,8 @@ const CLEVELAND: Museum = {
 	pick: 'id,title,creators,creation_date,url,culture',
 	object: '/artworks/{id}',
 	shape: 'Expected {"info": {"total": ...}, "data": [...]}.',
-	read(data) {
-		if (!isPlainObject(data) || !Array.isArray(data.data)) return describeValue(data ?? undefined);
-		const total = Number(isPlainObject(data.info) ? data.info.total : undefined);
-		return { records: data.data, ...(Number.isSafeInteger(total) ? { total } : {}) };
-	},
+	read: (data) =>
+		dataPage(data, ({ info }) => ({ total: whole(isPlainObject(info) ? info.total : undefined) })),
 	one: (data) => enveloped(data),
 	simplify: (r) => {
 		const license = text(r.share_license_status);
@@ -280,15 +270,14 @@ export const HARVARD_LISTS: Record<string, List> = {
 	period: { path: '/period', shows: 'name', qs: { sort: 'name' } },
 };
 
-const MUSEUMS: Record<string, Museum> = {
-	generic: HARVARD,
-	harvard: HARVARD,
-	artic: AIC,
-	cleveland: CLEVELAND,
-};
-
-/** The museum a style speaks for (by the style's entry in the service table). */
+/** The museum a style speaks for (by the style's entry in the service table): AIC, Cleveland, else Harvard. */
 export function museumOf(style: StyleEntry): Museum {
-	const [value] = Object.entries(SERVICES.museum.styles).find(([, entry]) => entry === style) ?? [];
-	return MUSEUMS[value ?? 'generic'] ?? HARVARD;
+	const { artic, cleveland } = SERVICES.museum.styles;
+	return style === artic ? AIC : style === cleveland ? CLEVELAND : HARVARD;
+}
+
+/** A page's query parameters: its size (under the style's name), and its number or (`skip`) its offset. */
+export function pageQuery(style: StyleEntry, page: number, size: number): IDataObject {
+	const at = museumOf(style).search.skip ? { skip: (page - 1) * size } : { page };
+	return { [style.pageSize ?? 'limit']: size, ...at };
 }

@@ -81,32 +81,25 @@ export function museumOperation(
 			return await attachImages(call, images, found, budget);
 		},
 		hints() {
-			const hints: string[] = [];
 			const which = (n: number) => (n === 1 ? 'A search' : `${n} searches`);
 			const more = (n: number) =>
 				`${plural(n, 'more matching object was', 'more matching objects were')} not returned`;
+			const lost = (n: number) =>
+				`${n === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`;
 			const { pages, results } = cut;
-			if (pages.searches)
-				hints.push(
+			const hints = [
+				pages.searches &&
 					`${which(pages.searches)} reached Max Pages (${pages.max}) before Limit: ${more(pages.left)}. Raise "Max Pages" in the options to get them.`,
-				);
-			if (results.searches)
-				hints.push(
+				results.searches &&
 					`${which(results.searches)} reached the first ${results.max.toLocaleString('en-US')} results, the most the ${results.service} answers for a search: ${more(results.left)}. Narrow the search with filters to reach them.`,
-				);
-			if (budget.omitted)
-				hints.push(
+				budget.omitted &&
 					`Max Images (${budget.max}) was reached: ${plural(budget.omitted, 'object')} got no image. Raise "Max Images" to download more.`,
-				);
-			if (budget.refused)
-				hints.push(
-					`The image host refused ${plural(budget.refused, 'download')} (HTTP 403): ${budget.refused === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`,
-				);
-			if (budget.missing)
-				hints.push(
-					`The image host had no image at ${plural(budget.missing, 'address', 'addresses')} (HTTP 404 or 410): ${budget.missing === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`,
-				);
-			return hints;
+				budget.refused &&
+					`The image host refused ${plural(budget.refused, 'download')} (HTTP 403): ${lost(budget.refused)}`,
+				budget.missing &&
+					`The image host had no image at ${plural(budget.missing, 'address', 'addresses')} (HTTP 404 or 410): ${lost(budget.missing)}`,
+			];
+			return hints.filter((hint) => typeof hint === 'string');
 		},
 	};
 }

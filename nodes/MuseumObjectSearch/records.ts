@@ -2,8 +2,21 @@ import type { IDataObject, IExecuteFunctions, INode, JsonObject } from 'n8n-work
 import { NodeApiError } from 'n8n-workflow';
 
 import { type ChoiceOption, readChoice, fieldError, show, toList } from '../shared/fields';
-import type { PageAnswer } from '../shared/paging';
+import type { StyleEntry } from '../shared/services';
+import type { RequestSettings, TriptychClient } from '../shared/transport';
 import { describeValue, isPlainObject } from '../shared/values';
+import type { Page } from './types';
+
+/** GET from the museum service (`url`: its own next-page link), retried like every read: the answer's body. */
+export async function museumGet(
+	client: TriptychClient,
+	where: { path: string; qs?: IDataObject } | { url: string },
+	settings: RequestSettings,
+	i: number,
+): Promise<unknown> {
+	const request = { service: 'museum', method: 'GET', ...where, repeatable: true } as const;
+	return (await client.request(request, settings, i)).data;
+}
 
 /** An error naming the item, for an answer the node cannot use. */
 export function answerError(
@@ -18,20 +31,13 @@ export function answerError(
 	return new NodeApiError(node, response, { message, description, httpCode, itemIndex });
 }
 
-/** The records of one answer, `{info, records}` (Harvard) or a bare list; else what came, in words. */
-export function readPage(data: unknown): (PageAnswer<unknown> & { total?: number }) | string {
-	if (Array.isArray(data)) return { records: data };
-	if (!isPlainObject(data) || !Array.isArray(data.records)) return describeValue(data ?? undefined);
-	const { info, records } = data;
-	if (!isPlainObject(info)) return { records };
-	const pages = Number(info.pages);
-	const total = Number(info.totalrecords);
-	return {
-		records,
-		next: typeof info.next === 'string' && info.next.trim() ? info.next.trim() : null,
-		...(Number.isSafeInteger(pages) && pages > 0 ? { pages } : {}),
-		...(Number.isSafeInteger(total) && total >= 0 ? { total } : {}),
-	};
+/** Percent-decoded text, or `undefined` when it is not valid percent-encoding. */
+export function decoded(text: string): string | undefined {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return undefined;
+	}
 }
 
 /** A record's identity: Harvard sends both objectid and id (the same number). */
@@ -39,23 +45,39 @@ export function recordKey(record: unknown): unknown {
 	return isPlainObject(record) ? (record.objectid ?? record.id) : undefined;
 }
 
+/** A count the service gives (records, pages) when it is a whole number of at least `min`. */
+export function whole(value: unknown, min = -Infinity): number | undefined {
+	const n = Number(value);
+	return Number.isSafeInteger(n) && n >= min ? n : undefined;
+}
+
+// ------------------------------------------------------------------------------------------------ Harvard
+
+/** The records of one answer, `{info, records}` (Harvard) or a bare list; else what came, in words. */
+export function readPage(data: unknown): Page | string {
+	if (Array.isArray(data)) return { records: data };
+	if (!isPlainObject(data) || !Array.isArray(data.records)) return describeValue(data ?? undefined);
+	const { info, records } = data;
+	if (!isPlainObject(info)) return { records };
+	const next = typeof info.next === 'string' && info.next.trim() ? info.next.trim() : null;
+	return { records, next, pages: whole(info.pages, 1), total: whole(info.totalrecords, 0) };
+}
+
 const text = (value: unknown): string | number | null =>
 	typeof value === 'string' || typeof value === 'number' ? value : null;
 
 /** The primary image: `primaryimageurl`, else the first image with an address. */
-export function imageUrlOf(record: IDataObject): string | undefined {
+function imageUrlOf(record: IDataObject): string | undefined {
 	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
 	const urls = [record.primaryimageurl, ...images.map((image) => image.baseimageurl)];
 	return (urls.find((url) => typeof url === 'string' && url.trim()) as string | undefined)?.trim();
 }
 
 function artistNames(people: unknown): string | null {
-	const names: string[] = [];
-	for (const person of Array.isArray(people) ? people : []) {
-		const name = isPlainObject(person) ? (person.displayname ?? person.name) : undefined;
-		if (typeof name === 'string' && name && !names.includes(name)) names.push(name);
-	}
-	return names.length ? names.join(', ') : null;
+	const names = (Array.isArray(people) ? people : [])
+		.map((person) => (isPlainObject(person) ? (person.displayname ?? person.name) : undefined))
+		.filter((name): name is string => typeof name === 'string' && name !== '');
+	return names.length ? [...new Set(names)].join(', ') : null;
 }
 
 /** A Harvard record's Simplified fields, with what reusing the image needs: credit line, imagepermissionlevel. */
@@ -76,6 +98,34 @@ export function simplifyHarvard(record: IDataObject): IDataObject {
 			typeof record.imagepermissionlevel === 'number' ? record.imagepermissionlevel : null,
 	};
 }
+
+/** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
+const RESTRICTED_WIDTH = 256;
+
+/** A Harvard record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
+export function harvardImage(record: IDataObject, width: number | undefined, style: StyleEntry) {
+	const source = imageUrlOf(record);
+	if (!source) return undefined;
+	const sized = (url: string) => ({ url, source });
+	if (width === undefined) return sized(source);
+	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
+	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
+	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
+	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim()))
+		return sized(iiifImage(iiif.trim().replace(/\/+$/, ''), w));
+	if (style.imageWidthQuery && URL.canParse(source)) {
+		const url = new URL(source);
+		url.searchParams.delete('height');
+		url.searchParams.set('width', String(w));
+		return sized(url.toString());
+	}
+	return sized(source);
+}
+
+/** An image `w` pixels wide from a IIIF image service (`base`: the image's address there) */
+export const iiifImage = (base: string, w: number) => `${base}/full/${w},/0/default.jpg`;
+
+// ------------------------------------------------------------------------------------------------ Output
 
 /** The record fields Selected Fields offers; any other field goes in Other Fields. */
 export const COMMON_FIELDS = (
@@ -128,15 +178,12 @@ export function readOutput(ctx: IExecuteFunctions, i: number): Convert {
 		throw fieldError(ctx, field, i, 'is empty while Output is Selected Fields', fix);
 	}
 	// A dot reaches into an object or list; an absent field is null; the ID is Harvard's objectid, else id.
-	const paths = (record: IDataObject) =>
-		[...new Set(['objectid' in record ? 'objectid' : 'id', ...names])].map(
-			(name) => [name, name.split('.')] as const,
-		);
 	const walk = (value: unknown, step: string) =>
 		typeof value === 'object' && value !== null ? (value as IDataObject)[step] : undefined;
 	return (record) => {
-		const out: IDataObject = {};
-		for (const [name, path] of paths(record)) out[name] = path.reduce(walk, record) ?? null;
-		return out;
+		const kept = new Set(['objectid' in record ? 'objectid' : 'id', ...names]);
+		return Object.fromEntries(
+			[...kept].map((name) => [name, name.split('.').reduce(walk, record) ?? null]),
+		);
 	};
 }

@@ -1,19 +1,19 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
+import type { PageAnswer } from '../shared/paging';
 import type { StyleEntry } from '../shared/services';
 import type { RequestSettings, TriptychClient } from '../shared/transport';
 
-/** An object's image to download: the address asked for (sized), the record's own (for its file name), and whose it is. */
-export interface Image {
-	url: string;
-	source: string;
-	objectId: unknown;
-}
+/** A page of records, with what they need beside them (AIC's IIIF address is in the answer's `config`). */
+export type Page = PageAnswer<unknown> & { total?: number; context?: IDataObject };
 
-/** One object as output: its item, and its image to download. */
+/** An object's image: the address asked for (sized), and the record's own (for its file name). */
+export type ImageAt = { url: string; source: string };
+
+/** One object as output: its item, and its image to download (`objectId`: whose it is). */
 export interface Found {
 	item: INodeExecutionData;
-	image?: Image;
+	image?: ImageAt & { objectId: unknown };
 }
 
 /** What an operation needs for one input item; `map` turns a record into its output as soon as it comes. */

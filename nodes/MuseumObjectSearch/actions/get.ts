@@ -4,9 +4,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { fieldError, show } from '../../shared/fields';
 import type { StyleEntry } from '../../shared/services';
 import { describeValue, isPlainObject } from '../../shared/values';
+import { fromList } from '../filters';
 import { museumOf } from '../museums';
 import type { Call } from '../types';
-import { answerError } from '../records';
+import { answerError, decoded, museumGet } from '../records';
 
 /** An object ID as it goes in the path: no separator, not `.` or `..` (a path step), not longer than any museum's */
 const ID = /^(?!\.+$)[^/\s?#]{1,100}$/;
@@ -26,12 +27,7 @@ export const getFields: INodeProperties[] = [
 		displayOptions: { show: { operation: ['get'] } },
 		description: 'The object to get: pick it from a search, or give its ID or address',
 		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'objects', searchable: true },
-			},
+			fromList('objects'),
 			{
 				displayName: 'By ID',
 				name: 'id',
@@ -60,14 +56,6 @@ export const getFields: INodeProperties[] = [
 		],
 	},
 ];
-
-function decoded(text: string): string | undefined {
-	try {
-		return decodeURIComponent(text);
-	} catch {
-		return undefined;
-	}
-}
 
 /** Get's Object, checked: an ID, from any mode (a URL gives the ID in its path). */
 export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean): string {
@@ -109,16 +97,10 @@ export function checkObjectId(ctx: IExecuteFunctions, id: string, style: StyleEn
 export async function getObject({ ctx, client, settings, style, map, i }: Call, id: string) {
 	const museum = museumOf(style);
 	const path = museum.object.replace('{id}', encodeURIComponent(id));
-	const request = {
-		service: 'museum',
-		method: 'GET',
-		path,
-		repeatable: true,
-	} as const;
 	let data: unknown;
 	let failure: unknown;
 	try {
-		data = (await client.request(request, settings, i)).data;
+		data = await museumGet(client, { path }, settings, i);
 	} catch (error) {
 		failure = error;
 	}

@@ -15,8 +15,8 @@ import type { StyleEntry } from '../../shared/services';
 import { describeValue, isPlainObject } from '../../shared/values';
 import { FILTERS, type Filter, colorQuery } from '../filters';
 import type { Call, Found } from '../types';
-import { museumOf } from '../museums';
-import { answerError, recordKey } from '../records';
+import { museumOf, pageQuery } from '../museums';
+import { answerError, museumGet, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 
 /** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
@@ -59,11 +59,9 @@ export function readSearchPlan(
 		if (read.value !== undefined || read.colors) filters.push({ filter, ...read });
 	}
 	if (asTool && !q && !filters.length) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter',
-			{ itemIndex: i },
-		);
+		const message =
+			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter';
+		throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i });
 	}
 	const extra = ((options.additionalQuery as IDataObject)?.parameters ?? []) as IDataObject[];
 	return {
@@ -118,14 +116,8 @@ export function searchQuery(
 		owners.set(name, owner);
 		if (value !== undefined) qs[name] = value;
 	};
-	const refuse = (label: string, why = 'it has no such filter') =>
-		fieldError(
-			ctx,
-			`"${label}"`,
-			i,
-			`cannot be used with the ${style.name}: ${why}`,
-			`Remove it, or use a museum service that has it.`,
-		);
+	const refuse = (label: string, fix: string, why = '') =>
+		fieldError(ctx, `"${label}"`, i, `cannot be used with the ${style.name}${why}`, fix);
 
 	if (search.q) claim('q', 'Search', search.q);
 	const clauses: IDataObject[] = [];
@@ -136,11 +128,8 @@ export function searchQuery(
 			if (museum.dsl) clauses.push(sent);
 			else for (const [name, v] of Object.entries(sent)) claim(name, filter.label, String(v));
 		} else if (museum.filters || !filter.parameter) {
-			const pd = filter.key === 'publicDomainOnly';
-			throw refuse(
-				filter.label,
-				pd ? 'it does not say which works are in the public domain' : undefined,
-			);
+			const why = `: ${filter.unsupported ?? 'it has no such filter'}`;
+			throw refuse(filter.label, 'Remove it, or use a museum service that has it.', why);
 		} else if (colors) {
 			const parameter = search.filterNames.get(filter) ?? filter.parameter;
 			claim(parameter, filter.label);
@@ -149,25 +138,17 @@ export function searchQuery(
 			if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
 		} else claim(search.filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
-	const filter = { bool: { filter: clauses } };
-	if (clauses.length)
-		for (const [name, v] of Object.entries(brackets(filter, 'query', {})))
-			claim(name, 'Filters', v as string);
+	// AIC's clauses as query parameters (no clause: none)
+	const dsl = brackets({ bool: { filter: clauses } }, 'query', {});
+	for (const [name, v] of Object.entries(dsl)) claim(name, 'Filters', String(v));
 
-	const options: Array<[string, string, boolean]> = [
-		['sort', 'Sort', !!search.sort],
-		['sortOrder', 'Sort Order', !!search.sortOrder],
-		['filterNames', 'Filter Parameter Names', search.filterNames.size > 0],
+	const options: Array<[string, string, unknown]> = [
+		['sort', 'Sort', search.sort],
+		['sortOrder', 'Sort Order', search.sortOrder],
+		['filterNames', 'Filter Parameter Names', search.filterNames.size],
 	];
 	for (const [key, label, set] of options)
-		if (set && !(museum.options ?? []).includes(key))
-			throw fieldError(
-				ctx,
-				`"${label}"`,
-				i,
-				`cannot be used with the ${style.name}`,
-				'Clear it in the options.',
-			);
+		if (set && !museum.options?.includes(key)) throw refuse(label, 'Clear it in the options.');
 	if (search.sort) claim('sort', 'Sort', search.sort);
 	if (search.sortOrder) claim('sortorder', 'Sort Order', search.sortOrder);
 	// Pages may overlap: the record's ID is what recognises one seen on an earlier page.
@@ -203,13 +184,8 @@ export async function searchObjects(
 	const room = deepest === undefined ? Infinity : Math.floor(deepest / size) * size - skipped;
 	if (room <= 0) {
 		const problem = `starts past the first ${deepest} results, the most the ${style.name} answers for a search`;
-		throw fieldError(
-			ctx,
-			'"Page"',
-			i,
-			problem,
-			'Use a lower Page, or narrow the search with filters.',
-		);
+		const fix = 'Use a lower Page, or narrow the search with filters.';
+		throw fieldError(ctx, '"Page"', i, problem, fix);
 	}
 	const wanted = search.limit ?? Infinity;
 	const pagesCap = search.limit === undefined ? Infinity : search.maxPages * size;
@@ -225,17 +201,10 @@ export async function searchObjects(
 		// Pages shift when a record is added or removed while paging: one seen before is dropped.
 		key: recordKey,
 		fetchPage: async ({ page, size: pageSize, url }) => {
-			const at = museum.search.skip ? { skip: (page - 1) * pageSize } : { page };
 			const where = url
 				? { url }
-				: { path: museum.search.path, qs: { ...qs, [style.pageSize ?? 'limit']: pageSize, ...at } };
-			const request = {
-				service: 'museum',
-				method: 'GET',
-				...where,
-				repeatable: true,
-			} as const;
-			const answer = museum.read((await client.request(request, settings, i)).data);
+				: { path: museum.search.path, qs: { ...qs, ...pageQuery(style, page, pageSize) } };
+			const answer = museum.read(await museumGet(client, where, settings, i));
 			if (typeof answer === 'string') {
 				const message = `The museum service answered with ${answer} where a list of object records was expected`;
 				const fix = `${museum.shape} Check the Museum URL and Museum API in the Triptych API credentials.`;
