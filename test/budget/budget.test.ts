@@ -238,12 +238,16 @@ test.each<[string, RateLimit]>([
 		{ perSecond: 80, burst: 10, then: { ms: 400, limit: { perSecond: 20, burst: 5 } } },
 	],
 ])(
-	'without headers, %s: every item, refusals well under the requests accepted',
+	'without headers, %s: every item; after the first wave of refusals, few more',
 	async (_, limit) => {
 		const server = await service(limit, 20);
 		const { failed } = await run(server, 60, 1, undefined, { maxRetryWait: 10 });
 		expect(failed).toBe(0);
 		expect(accepted(server)).toHaveLength(60);
-		expect(server.rateLimited).toBeLessThanOrEqual(30);
+		// the first wave goes before any answer tells of the limit: as many as the first rounds let go, more the
+		// later the first answers come on a busy machine; the pause it asks for ends it, and the pace keeps the rest
+		const first = server.requests.find((r) => r.rateLimited)?.at ?? Infinity;
+		const later = server.requests.filter((r) => r.rateLimited && r.at > first + 1000);
+		expect(later.length).toBeLessThanOrEqual(5);
 	},
 );
