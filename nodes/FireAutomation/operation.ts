@@ -39,7 +39,6 @@ export function fireAutomationOperation(
 	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
 	const taken = { web: 0, json: 0 };
 	const ignoredFields = new Set<string>();
-	let webFields: string[] = [];
 	let ignoredOption = false;
 	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	return {
@@ -70,7 +69,6 @@ export function fireAutomationOperation(
 				const { json, ignored, ...call } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
-					webFields = routes.webRequestFields ?? [];
 					taken[json ? 'json' : 'web']++;
 					for (const field of ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
 				}
@@ -106,7 +104,7 @@ export function fireAutomationOperation(
 			const hints = ignoredOption ? [IGNORED_OPTION] : [];
 			const { web, json } = taken;
 			if (!web && !json) return hints;
-			const kept = listed(webFields);
+			const kept = listed(routes.webRequestFields ?? []);
 			const other = `fields other than ${kept} (${excerpt([...ignoredFields].join(', '), 200)})`;
 			const chose = !json
 				? `"${WEB}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`

@@ -111,20 +111,15 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 
 function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
 	const rows = ctx.getNodeParameter('fields.values', i, []) as IDataObject[];
-	const body: IDataObject = {};
+	const names = new Set<string>();
 	const refuse = (problem: string, fix: string) => fieldError(ctx, '"Fields"', i, problem, fix);
-	rows.forEach((row, n) => {
+	const fields = rows.map((row, n) => {
 		const name = String(row.name ?? '').trim();
 		if (!name) throw refuse(`has a field without a name (field ${n + 1})`, 'Name it or remove it.');
-		if (Object.prototype.hasOwnProperty.call(body, name))
-			throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
-		// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
-		Object.defineProperty(body, name, {
-			value: row.value ?? '',
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		if (names.has(name)) throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
+		names.add(name);
+		return [name, row.value ?? ''];
 	});
-	return body;
+	// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
+	return Object.fromEntries(fields) as IDataObject;
 }

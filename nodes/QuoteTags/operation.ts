@@ -5,7 +5,7 @@ import { getLimit, getOptions, readChoice, toText } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, plainText } from '../shared/values';
+import { describeValue, isPlainObject, plainText, present } from '../shared/values';
 import { ORDER, SORT_BY, type SortField } from './description';
 
 /** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */
@@ -126,8 +126,6 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 	keyed.forEach((entry, n) => (tags[n] = entry.tag));
 	return keyed.filter((entry) => entry.key === undefined).length;
 }
-
-const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 /** Lower-case words without accents: "Famous Quotes", "famous-quotes" and "famousQuotes" all become "famous quotes". */
 function words(text: string): string {

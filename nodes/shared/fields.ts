@@ -5,11 +5,9 @@ import {
 	NodeOperationError,
 } from 'n8n-workflow';
 
-import { plainText } from './values';
+import { plainText, present } from './values';
 
-/* The node fields' readers: each checks a value (expressions can yield anything) and names the field and the item. */
-
-/** A field with a wrong value: the message names the field and the item, before any request is sent. */
+/** A field with a wrong value (expressions can yield anything): the message names the field and the item. */
 export function fieldError(
 	ctx: IExecuteFunctions,
 	field: string,
@@ -48,11 +46,10 @@ export function toText(
 	itemIndex: number,
 	required = false,
 ): string {
-	if (value === undefined || value === null) value = '';
-	if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
-	if (typeof value !== 'string')
+	const given = value ?? '';
+	if (!['string', 'number', 'boolean'].includes(typeof given))
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
-	const text = value.trim();
+	const text = String(given).trim();
 	if (text || !required) return text;
 	const fix = 'Fill it in, or map it from the input item.';
 	throw fieldError(ctx, `"${field}"`, itemIndex, 'is empty', fix);
@@ -111,9 +108,8 @@ export function readNumber(
 	option: NumberOption,
 	itemIndex: number,
 ): number {
-	const value = options[option.name];
-	const given = value === undefined || value === null || value === '' ? option.default : value;
-	return toInteger(ctx, given, option.displayName, itemIndex, option.min, option.max);
+	const value = present(options[option.name]) ? options[option.name] : option.default;
+	return toInteger(ctx, value, option.displayName, itemIndex, option.min, option.max);
 }
 
 /** A choice defined once: its field and the check of what an expression may hand over. */
@@ -141,7 +137,7 @@ export function readChoice<V extends string>(
 	option: ChoiceOption<V>,
 	itemIndex: number,
 ): V {
-	if (value === undefined || value === null || value === '') return option.default;
+	if (!present(value)) return option.default;
 	const allowed = option.options.map((o) => o.value);
 	if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as V;
 	const problem = `must be one of ${allowed.join(', ')}, not ${show(value)}`;
