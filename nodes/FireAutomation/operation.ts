@@ -31,7 +31,6 @@ export function fireAutomationOperation(
 ): ItemOperation<TriggerRequest> {
 	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
-	const stopOnFailure = !ctx.continueOnFail();
 	const asTool = isTool(ctx);
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
 	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
@@ -62,40 +61,18 @@ export function fireAutomationOperation(
 		},
 
 		async run(request, i): Promise<INodeExecutionData[]> {
-			let answered = false;
 			try {
-				answered = forModel(request, routes);
-				if (answered) return [{ json: { error: EVENT_FOR_MODEL } }];
-				const { json, ignored, ...call } = wireRequest(request, routes);
+				if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
+				const { call, json, ignored } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
 					taken[json ? 'json' : 'web']++;
 					for (const field of ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
 				}
 				await windows.enter(i);
-				const key = request.idempotencyKey;
-				const response = await client.request(
-					{
-						service: 'trigger',
-						method: 'POST',
-						...call,
-						headers: {
-							'Content-Type': 'application/json',
-							...(key ? { 'Idempotency-Key': key } : {}),
-						},
-						repeatable: key !== undefined,
-						noRetryAdvice: NO_RETRY_ADVICE,
-						// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
-						acceptText: true,
-					},
-					request.settings,
-					i,
-				);
-				answered = true;
+				const response = await client.request(call, request.settings, i);
 				return [{ json: toOutput(response) }];
 			} finally {
-				// the node stops: the halted client sends nothing more, and its cancel opens the batch windows
-				if (!answered && stopOnFailure) client.halt();
 				windows.leave(i);
 			}
 		},
@@ -151,7 +128,7 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 }
 
 /**
- * Path, query and body of one call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes
+ * One item's call on the style's routes, and whether it takes the JSON-payload route. A style with a JSON-payload route (IFTTT Webhooks) takes
  * the route the Applet Trigger names; Automatic takes the web-request route unless the payload has fields that
  * route ignores. Where the style keeps q and limit in the query string, they never decide the route.
  */
@@ -165,15 +142,22 @@ function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 		routes.jsonPayload !== undefined &&
 		(request.applet === 'jsonPayload' || (request.applet === 'auto' && ignored.length > 0));
 	const event = encodeURIComponent(request.event);
-	return {
+	const key = request.idempotencyKey;
+	const call = {
+		service: 'trigger',
+		method: 'POST',
 		path: (json ? routes.jsonPayload! : routes.webRequest).replace('{event}', () => event),
 		qs: hasParams && !inBody ? request.params : undefined,
 		// JSON text, not an object: n8n copies an object body without the fields __proto__, constructor and
 		// prototype (and drops an empty one), which the payload may well have
 		body: JSON.stringify(body),
-		json,
-		ignored,
-	};
+		headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+		repeatable: key !== undefined,
+		noRetryAdvice: NO_RETRY_ADVICE,
+		// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
+		acceptText: true,
+	} as const;
+	return { call, json, ignored };
 }
 
 /** What stops one item's call once the style is known (still before any call). */

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber, fieldError, toText } from '../shared/fields';
 import { getRequestSettings } from '../shared/options';
-import { isPlainObject } from '../shared/values';
+import { isPlainObject, present } from '../shared/values';
 import { APPLET_TRIGGER, KEY_MODE, LIMIT, PAYLOAD, QUERY_IN, TOOL_EVENT } from './description';
 
 /** Visible ASCII and spaces: anything else cannot be sent in an HTTP header. */
@@ -36,7 +36,7 @@ export function buildRequest(ctx: IExecuteFunctions, i: number) {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
 	const params: IDataObject = {};
 	if (q) params.q = q;
-	if ((options.limit ?? '') !== '') params.limit = readNumber(ctx, options, LIMIT, i);
+	if (present(options.limit)) params.limit = readNumber(ctx, options, LIMIT, i);
 	return {
 		event,
 		payload: getPayload(ctx, i),
