@@ -5,7 +5,7 @@ import type { ItemOperation } from '../shared/items';
 import { SERVICES, type TriggerRoutes } from '../shared/services';
 import type { ApiResponse, TriptychClient } from '../shared/transport';
 import { excerpt } from '../shared/transport';
-import { isPlainObject } from '../shared/values';
+import { isPlainObject, listed } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
@@ -128,9 +128,9 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 }
 
 /**
- * One item's call on the style's routes, and whether it takes the JSON-payload route. A style with a JSON-payload route (IFTTT Webhooks) takes
- * the route the Applet Trigger names; Automatic takes the web-request route unless the payload has fields that
- * route ignores. Where the style keeps q and limit in the query string, they never decide the route.
+ * One item's call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes the route the
+ * Applet Trigger names; Automatic takes the web-request route unless the payload has fields that route ignores.
+ * Where the style keeps q and limit in the query string, they never decide the route.
  */
 function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 	const hasParams = Object.keys(request.params).length > 0;
@@ -172,13 +172,6 @@ function callProblem(ctx: IExecuteFunctions, r: TriggerRequest, routes: TriggerR
 	const problem = `is ${WEB}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`;
 	const fix = `Send only ${kept}; or, if the applet's trigger is "${JSON_ROUTE}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`;
 	return fieldError(ctx, '"Applet Trigger"', i, problem, fix);
-}
-
-/** "a", "a and b", "a, b and c" */
-function listed(names: string[]): string {
-	return names.length < 2
-		? names.join('')
-		: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** The envelope's `data` (its fields, when it is an object) and `message`; an answer in text, as text. */

@@ -64,8 +64,7 @@ export function quoteTagsOperation(
 				count.lacking += sortTags(tags, sort.by, sort.order);
 				count.sorted += tags.length;
 			}
-			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
-			return kept.map((json) => ({ json }));
+			return tags.slice(0, search.limit).map((json) => ({ json }));
 		},
 
 		hints: () => lackingHints(tally),

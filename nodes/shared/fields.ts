@@ -1,9 +1,5 @@
-import {
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { plainText, present } from './values';
 

@@ -55,14 +55,10 @@ export async function runNode<P>(
 		}
 	});
 
-	let refused: Array<Error | undefined> = [];
-	try {
-		if (plans.some((plan) => !(plan instanceof Error)))
-			refused = (await operation.prepare?.()) ?? [];
-	} catch (error) {
-		throw asItemError(error, 0);
-	}
-	refused.forEach((problem, i) => {
+	const refused = plans.some((plan) => !(plan instanceof Error))
+		? await operation.prepare?.().catch((error) => Promise.reject(asItemError(error, 0)))
+		: undefined;
+	refused?.forEach((problem, i) => {
 		if (problem && !(plans[i] instanceof Error)) plans[i] = asItemError(problem, i);
 	});
 	const first = plans.find((plan) => plan instanceof Error);
