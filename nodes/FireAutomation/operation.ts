@@ -41,21 +41,16 @@ export function fireAutomationOperation(
 	let ignoredOption = false;
 	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	return {
-		read(i) {
-			try {
-				return (requests[i] = buildRequest(ctx, i));
-			} finally {
-				// an item that fails its fields (with Continue On Fail) never runs: its batch window does not wait for it
-				if (!requests[i]) windows.leave(i);
-			}
-		},
+		read: (i) => (requests[i] = buildRequest(ctx, i)),
 
 		// The style is known only once the credential is read: what it needs is checked then, still before any call
 		async prepare() {
 			routes = (await client.styleEntry('trigger')).trigger ?? routes;
-			return requests.map((r, n) => {
+			return Array.from(ctx.getInputData(), (_, n) => {
+				const r = requests[n];
 				const problem = r && !forModel(r, routes) ? callProblem(ctx, r, routes, n) : undefined;
-				if (problem) windows.leave(n);
+				// an item that failed its fields or is refused never runs: its batch window does not wait for it
+				if (!r || problem) windows.leave(n);
 				return problem;
 			});
 		},

@@ -88,13 +88,9 @@ export interface NumberOption {
 	hint?: string;
 }
 
-export function numberProperty({ min, max, hint, ...field }: NumberOption): INodeProperties {
-	return {
-		...field,
-		type: 'number',
-		typeOptions: { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) },
-		...(hint ? { hint } : {}),
-	};
+export function numberProperty({ min, max, ...field }: NumberOption): INodeProperties {
+	const typeOptions = { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) };
+	return { ...field, type: 'number', typeOptions };
 }
 
 /** The option's value in an Options collection, checked (its default when the option is not added). */
@@ -117,13 +113,9 @@ export interface ChoiceOption<V extends string = string> {
 	options: Array<{ name: string; value: V; description?: string }>;
 }
 
-export function choiceProperty({ description, ...field }: ChoiceOption): INodeProperties {
-	return {
-		...field,
-		type: 'options',
-		...(description ? { description } : {}),
-		options: [...field.options].sort((a, b) => a.name.localeCompare(b.name)),
-	};
+export function choiceProperty(choice: ChoiceOption): INodeProperties {
+	const options = [...choice.options].sort((a, b) => a.name.localeCompare(b.name));
+	return { ...choice, type: 'options', options };
 }
 
 /** A choice's value, checked against its allowed values (its default when empty). */
