@@ -175,7 +175,6 @@ export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | un
 	return toInteger(ctx, value, LIMIT.displayName, itemIndex, 1);
 }
 
-/** The Options collection of one item. */
 export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 }
@@ -185,7 +184,6 @@ export function sorted(fields: INodeProperties[]): INodeProperties[] {
 	return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
-/** The Options collection of a node: its fields in alphabetical order. */
 export function optionsCollection(fields: INodeProperties[]): INodeProperties {
 	return {
 		displayName: 'Options',
