@@ -22,9 +22,6 @@ const ENVELOPES = ['results', 'tags', 'categories', 'data', 'contents'];
 /** Keys of an error body, never taken for a map of tag names */
 const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
-/** Per sort field, over a run: how many tags were sorted, and how many of them lacked the field */
-type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
-
 /**
  * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
  * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, and only asc or desc; QuoteSlate:
@@ -35,7 +32,8 @@ export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 ): ItemOperation<ReturnType<typeof readSearch>> {
-	const tally: SortTally = {};
+	// per sort field, over a run: how many tags were sorted, and how many of them lacked the field
+	const tally: Partial<Record<SortField, { sorted: number; lacking: number }>> = {};
 	return {
 		read: (i) => readSearch(ctx, i),
 
@@ -67,7 +65,19 @@ export function quoteTagsOperation(
 			return tags.slice(0, search.limit).map((json) => ({ json }));
 		},
 
-		hints: () => lackingHints(tally),
+		// per sort field, a hint when tags lacked it: they came last, or kept the service's order
+		hints() {
+			const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
+				const { sorted, lacking } = tally[by]!;
+				if (!lacking) return [];
+				const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
+				const label = SORT_BY.options.find((o) => o.value === by)!.name.toLowerCase();
+				return lacking === sorted
+					? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
+					: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
+			});
+			return lines.length ? [lines.join(' ')] : [];
+		},
 	};
 }
 
@@ -84,20 +94,6 @@ function readSearch(ctx: IExecuteFunctions, i: number) {
 	if (q) qs.q = q;
 	if (limit !== undefined && !sort) qs.limit = limit;
 	return { qs, q: words(q), limit, sort, settings: getRequestSettings(ctx, i, options) };
-}
-
-/** Per sort field, a hint when tags lacked it: they came last, or kept the service's order. */
-function lackingHints(tally: SortTally): string[] {
-	const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
-		const { sorted, lacking } = tally[by]!;
-		if (!lacking) return [];
-		const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
-		const label = SORT_BY.options.find((o) => o.value === by)!.name.toLowerCase();
-		return lacking === sorted
-			? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
-			: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
-	});
-	return lines.length ? [lines.join(' ')] : [];
 }
 
 /**
