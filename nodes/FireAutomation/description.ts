@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { ChoiceOption, NumberOption } from '../shared/fields';
-import { choiceProperty, numberProperty, optionsCollection } from '../shared/fields';
+import { choiceProperty, numberProperty, optionsCollection, textProperty } from '../shared/fields';
 import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
 
 /** Choice options from [name, value, description] rows. */
@@ -108,16 +108,11 @@ export const LIMIT: NumberOption = {
 export const TOOL_EVENT = 'toolEvent';
 
 export const fireAutomationProperties: INodeProperties[] = [
-	{
-		displayName: 'Event',
-		name: 'event',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. door_opened',
+	textProperty('Event', 'event', 'e.g. door_opened', {
 		description:
 			'Name of the event to fire, sent as the last part of the address: POST {Trigger URL}/trigger/{Event}. Letters, digits, "_", "-" and "." only. Leave empty to call POST {Trigger URL}/trigger/.',
 		displayOptions: { hide: { '@tool': [true] } },
-	},
+	}),
 	{
 		displayName: 'Event',
 		name: TOOL_EVENT,
@@ -128,15 +123,10 @@ export const fireAutomationProperties: INodeProperties[] = [
 			'Name of the event to fire. The model chooses it; put a fixed name here to always fire the same event.',
 		displayOptions: { show: { '@tool': [true] } },
 	},
-	{
-		displayName: 'Query',
-		name: 'q',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. living room',
+	textProperty('Query', 'q', 'e.g. living room', {
 		description:
 			'Text sent as "q" (a query parameter unless Options > Send Query and Limit As says otherwise). Leave empty to not send it.',
-	},
+	}),
 	{ ...choiceProperty(PAYLOAD), noDataExpression: true },
 	{
 		displayName: 'Fields',
@@ -152,23 +142,13 @@ export const fireAutomationProperties: INodeProperties[] = [
 				displayName: 'Field',
 				name: 'values',
 				values: [
-					{
-						displayName: 'Name',
-						name: 'name',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. value1',
+					textProperty('Name', 'name', 'e.g. value1', {
 						description: 'Name of the field in the JSON body',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. {{ $json.temperature }}',
+					}),
+					textProperty('Value', 'value', 'e.g. {{ $json.temperature }}', {
 						description:
 							'Value of the field. An expression that yields a number, boolean, object or list is sent as that type.',
-					},
+					}),
 				],
 			},
 		],
@@ -187,16 +167,11 @@ export const fireAutomationProperties: INodeProperties[] = [
 		numberProperty(BATCH_INTERVAL),
 		numberProperty(BATCH_SIZE),
 		choiceProperty(KEY_MODE),
-		{
-			displayName: 'Idempotency Key',
-			name: 'idempotencyKey',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. order-{{ $json.orderNumber }}',
+		textProperty('Idempotency Key', 'idempotencyKey', 'e.g. order-{{ $json.orderNumber }}', {
 			hint: 'Unique per call and per item, e.g. from the data; or set Idempotency Key Mode to Automatic',
 			description:
 				'The key sent as the Idempotency-Key header when Idempotency Key Mode is Custom (or not set). Plain ASCII, at most 255 characters.',
-		},
+		}),
 		numberProperty(LIMIT),
 		choiceProperty(QUERY_IN),
 		...requestOptions(MAX_ATTEMPTS_FIRE, {

@@ -5,7 +5,7 @@ import type { ItemOperation } from '../shared/items';
 import { SERVICES, type TriggerRoutes } from '../shared/services';
 import type { ApiResponse, TriptychClient } from '../shared/transport';
 import { excerpt } from '../shared/transport';
-import { isPlainObject } from '../shared/values';
+import { isPlainObject, listed } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
@@ -31,7 +31,6 @@ export function fireAutomationOperation(
 ): ItemOperation<TriggerRequest> {
 	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
-	const stopOnFailure = !ctx.continueOnFail();
 	const asTool = isTool(ctx);
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
 	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
@@ -39,65 +38,36 @@ export function fireAutomationOperation(
 	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
 	const taken = { web: 0, json: 0 };
 	const ignoredFields = new Set<string>();
-	let webFields: string[] = [];
 	let ignoredOption = false;
 	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	return {
-		read(i) {
-			try {
-				return (requests[i] = buildRequest(ctx, i));
-			} finally {
-				// an item that fails its fields (with Continue On Fail) never runs: its batch window does not wait for it
-				if (!requests[i]) windows.leave(i);
-			}
-		},
+		read: (i) => (requests[i] = buildRequest(ctx, i)),
 
 		// The style is known only once the credential is read: what it needs is checked then, still before any call
 		async prepare() {
 			routes = (await client.styleEntry('trigger')).trigger ?? routes;
-			return requests.map((r, n) => {
+			return Array.from(ctx.getInputData(), (_, n) => {
+				const r = requests[n];
 				const problem = r && !forModel(r, routes) ? callProblem(ctx, r, routes, n) : undefined;
-				if (problem) windows.leave(n);
+				// an item that failed its fields or is refused never runs: its batch window does not wait for it
+				if (!r || problem) windows.leave(n);
 				return problem;
 			});
 		},
 
 		async run(request, i): Promise<INodeExecutionData[]> {
-			let answered = false;
 			try {
-				answered = forModel(request, routes);
-				if (answered) return [{ json: { error: EVENT_FOR_MODEL } }];
-				const { json, ignored, ...call } = wireRequest(request, routes);
+				if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
+				const { call, json, ignored } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
-					webFields = routes.webRequestFields ?? [];
 					taken[json ? 'json' : 'web']++;
 					for (const field of ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
 				}
 				await windows.enter(i);
-				const key = request.idempotencyKey;
-				const response = await client.request(
-					{
-						service: 'trigger',
-						method: 'POST',
-						...call,
-						headers: {
-							'Content-Type': 'application/json',
-							...(key ? { 'Idempotency-Key': key } : {}),
-						},
-						repeatable: key !== undefined,
-						noRetryAdvice: NO_RETRY_ADVICE,
-						// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
-						acceptText: true,
-					},
-					request.settings,
-					i,
-				);
-				answered = true;
+				const response = await client.request(call, request.settings, i);
 				return [{ json: toOutput(response) }];
 			} finally {
-				// the node stops: the halted client sends nothing more, and its cancel opens the batch windows
-				if (!answered && stopOnFailure) client.halt();
 				windows.leave(i);
 			}
 		},
@@ -106,7 +76,7 @@ export function fireAutomationOperation(
 			const hints = ignoredOption ? [IGNORED_OPTION] : [];
 			const { web, json } = taken;
 			if (!web && !json) return hints;
-			const kept = listed(webFields);
+			const kept = listed(routes.webRequestFields ?? []);
 			const other = `fields other than ${kept} (${excerpt([...ignoredFields].join(', '), 200)})`;
 			const chose = !json
 				? `"${WEB}" (/trigger/{Event}/with/key/…): the payload has no fields but ${kept}`
@@ -153,9 +123,9 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 }
 
 /**
- * Path, query and body of one call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes
- * the route the Applet Trigger names; Automatic takes the web-request route unless the payload has fields that
- * route ignores. Where the style keeps q and limit in the query string, they never decide the route.
+ * One item's call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes the route the
+ * Applet Trigger names; Automatic takes the web-request route unless the payload has fields that route ignores.
+ * Where the style keeps q and limit in the query string, they never decide the route.
  */
 function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 	const hasParams = Object.keys(request.params).length > 0;
@@ -167,15 +137,22 @@ function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 		routes.jsonPayload !== undefined &&
 		(request.applet === 'jsonPayload' || (request.applet === 'auto' && ignored.length > 0));
 	const event = encodeURIComponent(request.event);
-	return {
+	const key = request.idempotencyKey;
+	const call = {
+		service: 'trigger',
+		method: 'POST',
 		path: (json ? routes.jsonPayload! : routes.webRequest).replace('{event}', () => event),
 		qs: hasParams && !inBody ? request.params : undefined,
 		// JSON text, not an object: n8n copies an object body without the fields __proto__, constructor and
 		// prototype (and drops an empty one), which the payload may well have
 		body: JSON.stringify(body),
-		json,
-		ignored,
-	};
+		headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
+		repeatable: key !== undefined,
+		noRetryAdvice: NO_RETRY_ADVICE,
+		// a service that accepted the call may answer with text (IFTTT: "Congratulations! …")
+		acceptText: true,
+	} as const;
+	return { call, json, ignored };
 }
 
 /** What stops one item's call once the style is known (still before any call). */
@@ -190,13 +167,6 @@ function callProblem(ctx: IExecuteFunctions, r: TriggerRequest, routes: TriggerR
 	const problem = `is ${WEB}, which passes on only ${kept}: the payload's ${listed(ignored)} would be dropped`;
 	const fix = `Send only ${kept}; or, if the applet's trigger is "${JSON_ROUTE}", choose that Applet Trigger (Options): the applet then gets the whole payload as JsonPayload.`;
 	return fieldError(ctx, '"Applet Trigger"', i, problem, fix);
-}
-
-/** "a", "a and b", "a, b and c" */
-function listed(names: string[]): string {
-	return names.length < 2
-		? names.join('')
-		: `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** The envelope's `data` (its fields, when it is an object) and `message`; an answer in text, as text. */

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getOptions, readChoice, readNumber, fieldError, toText } from '../shared/fields';
 import { getRequestSettings } from '../shared/options';
-import { isPlainObject } from '../shared/values';
+import { isPlainObject, present } from '../shared/values';
 import { APPLET_TRIGGER, KEY_MODE, LIMIT, PAYLOAD, QUERY_IN, TOOL_EVENT } from './description';
 
 /** Visible ASCII and spaces: anything else cannot be sent in an HTTP header. */
@@ -36,7 +36,7 @@ export function buildRequest(ctx: IExecuteFunctions, i: number) {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Query', i);
 	const params: IDataObject = {};
 	if (q) params.q = q;
-	if ((options.limit ?? '') !== '') params.limit = readNumber(ctx, options, LIMIT, i);
+	if (present(options.limit)) params.limit = readNumber(ctx, options, LIMIT, i);
 	return {
 		event,
 		payload: getPayload(ctx, i),
@@ -111,20 +111,15 @@ function getPayload(ctx: IExecuteFunctions, i: number): IDataObject {
 
 function getFields(ctx: IExecuteFunctions, i: number): IDataObject {
 	const rows = ctx.getNodeParameter('fields.values', i, []) as IDataObject[];
-	const body: IDataObject = {};
+	const names = new Set<string>();
 	const refuse = (problem: string, fix: string) => fieldError(ctx, '"Fields"', i, problem, fix);
-	rows.forEach((row, n) => {
+	const fields = rows.map((row, n) => {
 		const name = String(row.name ?? '').trim();
 		if (!name) throw refuse(`has a field without a name (field ${n + 1})`, 'Name it or remove it.');
-		if (Object.prototype.hasOwnProperty.call(body, name))
-			throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
-		// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
-		Object.defineProperty(body, name, {
-			value: row.value ?? '',
-			enumerable: true,
-			writable: true,
-			configurable: true,
-		});
+		if (names.has(name)) throw refuse(`has the name "${name}" twice`, 'Each name may appear once.');
+		names.add(name);
+		return [name, row.value ?? ''];
 	});
-	return body;
+	// defined, not assigned: `body.__proto__ = …` would change the object's prototype and send nothing
+	return Object.fromEntries(fields) as IDataObject;
 }

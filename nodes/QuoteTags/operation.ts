@@ -5,7 +5,7 @@ import { getLimit, getOptions, readChoice, toText } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { TriptychClient } from '../shared/transport';
-import { describeValue, isPlainObject, plainText } from '../shared/values';
+import { describeValue, isPlainObject, plainText, present } from '../shared/values';
 import { ORDER, SORT_BY, type SortField } from './description';
 
 /** The fields of each sort: Quotable's, then its rewrite's (QuoteSlate and They Said So have no counts or dates). */
@@ -22,9 +22,6 @@ const ENVELOPES = ['results', 'tags', 'categories', 'data', 'contents'];
 /** Keys of an error body, never taken for a map of tag names */
 const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
-/** Per sort field, over a run: how many tags were sorted, and how many of them lacked the field */
-type SortTally = Partial<Record<SortField, { sorted: number; lacking: number }>>;
-
 /**
  * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
  * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, and only asc or desc; QuoteSlate:
@@ -35,7 +32,8 @@ export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 ): ItemOperation<ReturnType<typeof readSearch>> {
-	const tally: SortTally = {};
+	// per sort field, over a run: how many tags were sorted, and how many of them lacked the field
+	const tally: Partial<Record<SortField, { sorted: number; lacking: number }>> = {};
 	return {
 		read: (i) => readSearch(ctx, i),
 
@@ -64,11 +62,22 @@ export function quoteTagsOperation(
 				count.lacking += sortTags(tags, sort.by, sort.order);
 				count.sorted += tags.length;
 			}
-			const kept = search.limit === undefined ? tags : tags.slice(0, search.limit);
-			return kept.map((json) => ({ json }));
+			return tags.slice(0, search.limit).map((json) => ({ json }));
 		},
 
-		hints: () => lackingHints(tally),
+		// per sort field, a hint when tags lacked it: they came last, or kept the service's order
+		hints() {
+			const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
+				const { sorted, lacking } = tally[by]!;
+				if (!lacking) return [];
+				const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
+				const label = SORT_BY.options.find((o) => o.value === by)!.name.toLowerCase();
+				return lacking === sorted
+					? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
+					: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
+			});
+			return lines.length ? [lines.join(' ')] : [];
+		},
 	};
 }
 
@@ -85,20 +94,6 @@ function readSearch(ctx: IExecuteFunctions, i: number) {
 	if (q) qs.q = q;
 	if (limit !== undefined && !sort) qs.limit = limit;
 	return { qs, q: words(q), limit, sort, settings: getRequestSettings(ctx, i, options) };
-}
-
-/** Per sort field, a hint when tags lacked it: they came last, or kept the service's order. */
-function lackingHints(tally: SortTally): string[] {
-	const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
-		const { sorted, lacking } = tally[by]!;
-		if (!lacking) return [];
-		const fields = SORT_FIELDS[by].map((f) => `"${f}"`).join(' or ');
-		const label = SORT_BY.options.find((o) => o.value === by)!.name.toLowerCase();
-		return lacking === sorted
-			? `None of the ${sorted} tags has a ${label} (${fields}): this quotes service does not give one, so the tags keep its order.`
-			: `${lacking} of ${sorted} tags have no ${label} (${fields}): they come last.`;
-	});
-	return lines.length ? [lines.join(' ')] : [];
 }
 
 /**
@@ -126,8 +121,6 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 	keyed.forEach((entry, n) => (tags[n] = entry.tag));
 	return keyed.filter((entry) => entry.key === undefined).length;
 }
-
-const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 /** Lower-case words without accents: "Famous Quotes", "famous-quotes" and "famousQuotes" all become "famous quotes". */
 function words(text: string): string {

@@ -6,16 +6,9 @@ import type {
 } from 'n8n-workflow';
 
 import { type Service, SERVICES, SERVICE_NAMES, styleOf } from './services';
-import {
-	type Failure,
-	type Judgement,
-	TriptychClient,
-	describeFailure,
-	excerpt,
-	judge,
-	redactKey,
-	targetOf,
-} from './transport';
+import type { Failure, Judgement } from './transport';
+import { TriptychClient, describeFailure, excerpt, judge, redactKey, targetOf } from './transport';
+import { listed } from './values';
 
 const TIMEOUT_MS = 15_000;
 /** Enough for any answer to a one-record search; a larger body is not what the test asked for */
@@ -39,7 +32,7 @@ const PATHS = SERVICE_NAMES.map((s) => SERVICES[s].styles.generic.test.path)
 	.join(' or ');
 
 const LABELS = BY_RANK.map((s) => `the ${SERVICES[s].label}`);
-const NOTHING_FILLED = `No address to test: fill in ${LABELS.slice(0, -1).join(', ')} or ${LABELS.at(-1)} (those of the services you use).`;
+const NOTHING_FILLED = `No address to test: fill in ${listed(LABELS, 'or')} (those of the services you use).`;
 
 const fail = (message: string): INodeCredentialTestResult => ({ status: 'Error', message });
 const passed = (message: string): INodeCredentialTestResult => ({

@@ -1,15 +1,9 @@
-import {
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeProperties,
-	NodeOperationError,
-} from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { plainText } from './values';
+import { plainText, present } from './values';
 
-/* The node fields' readers: each checks a value (expressions can yield anything) and names the field and the item. */
-
-/** A field with a wrong value: the message names the field and the item, before any request is sent. */
+/** A field with a wrong value (expressions can yield anything): the message names the field and the item. */
 export function fieldError(
 	ctx: IExecuteFunctions,
 	field: string,
@@ -48,11 +42,10 @@ export function toText(
 	itemIndex: number,
 	required = false,
 ): string {
-	if (value === undefined || value === null) value = '';
-	if (typeof value === 'number' || typeof value === 'boolean') value = String(value);
-	if (typeof value !== 'string')
+	const given = value ?? '';
+	if (!['string', 'number', 'boolean'].includes(typeof given))
 		throw fieldError(ctx, `"${field}"`, itemIndex, `must be text, not ${show(value)}`);
-	const text = value.trim();
+	const text = String(given).trim();
 	if (text || !required) return text;
 	const fix = 'Fill it in, or map it from the input item.';
 	throw fieldError(ctx, `"${field}"`, itemIndex, 'is empty', fix);
@@ -95,13 +88,9 @@ export interface NumberOption {
 	hint?: string;
 }
 
-export function numberProperty({ min, max, hint, ...field }: NumberOption): INodeProperties {
-	return {
-		...field,
-		type: 'number',
-		typeOptions: { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) },
-		...(hint ? { hint } : {}),
-	};
+export function numberProperty({ min, max, ...field }: NumberOption): INodeProperties {
+	const typeOptions = { minValue: min, ...(max !== undefined ? { maxValue: max } : {}) };
+	return { ...field, type: 'number', typeOptions };
 }
 
 /** The option's value in an Options collection, checked (its default when the option is not added). */
@@ -111,9 +100,8 @@ export function readNumber(
 	option: NumberOption,
 	itemIndex: number,
 ): number {
-	const value = options[option.name];
-	const given = value === undefined || value === null || value === '' ? option.default : value;
-	return toInteger(ctx, given, option.displayName, itemIndex, option.min, option.max);
+	const value = present(options[option.name]) ? options[option.name] : option.default;
+	return toInteger(ctx, value, option.displayName, itemIndex, option.min, option.max);
 }
 
 /** A choice defined once: its field and the check of what an expression may hand over. */
@@ -125,13 +113,9 @@ export interface ChoiceOption<V extends string = string> {
 	options: Array<{ name: string; value: V; description?: string }>;
 }
 
-export function choiceProperty({ description, ...field }: ChoiceOption): INodeProperties {
-	return {
-		...field,
-		type: 'options',
-		...(description ? { description } : {}),
-		options: [...field.options].sort((a, b) => a.name.localeCompare(b.name)),
-	};
+export function choiceProperty(choice: ChoiceOption): INodeProperties {
+	const options = [...choice.options].sort((a, b) => a.name.localeCompare(b.name));
+	return { ...choice, type: 'options', options };
 }
 
 /** A choice's value, checked against its allowed values (its default when empty). */
@@ -141,7 +125,7 @@ export function readChoice<V extends string>(
 	option: ChoiceOption<V>,
 	itemIndex: number,
 ): V {
-	if (value === undefined || value === null || value === '') return option.default;
+	if (!present(value)) return option.default;
 	const allowed = option.options.map((o) => o.value);
 	if (typeof value === 'string' && (allowed as string[]).includes(value)) return value as V;
 	const problem = `must be one of ${allowed.join(', ')}, not ${show(value)}`;
@@ -191,7 +175,6 @@ export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | un
 	return toInteger(ctx, value, LIMIT.displayName, itemIndex, 1);
 }
 
-/** The Options collection of one item. */
 export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 }
@@ -201,7 +184,6 @@ export function sorted(fields: INodeProperties[]): INodeProperties[] {
 	return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
 }
 
-/** The Options collection of a node: its fields in alphabetical order. */
 export function optionsCollection(fields: INodeProperties[]): INodeProperties {
 	return {
 		displayName: 'Options',

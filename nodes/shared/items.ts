@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { getConcurrency } from './options';
+import { CONCURRENCY } from './options';
 import { pool } from './pool';
 import { TriptychClient } from './transport';
-import { isTool } from './fields';
+import { getOptions, isTool, readNumber } from './fields';
 
 /** What a node does per input item: read (and check) its fields, then do its work. */
 export interface ItemOperation<P> {
@@ -34,10 +34,10 @@ export async function runNode<P>(
 		if (numbered) e.message = `${e.message} [item ${i}]`;
 		return e;
 	};
-	// the run's own settings (the first item's options) are checked before anything else
+	// the run's own settings, read once from the first item's options, are checked before anything else
 	let concurrency: number, client: TriptychClient, operation: ItemOperation<P>;
 	try {
-		concurrency = getConcurrency(ctx);
+		concurrency = readNumber(ctx, getOptions(ctx, 0), CONCURRENCY, 0);
 		client = new TriptychClient(ctx, concurrency);
 		operation = makeOperation(client);
 	} catch (error) {
@@ -55,14 +55,10 @@ export async function runNode<P>(
 		}
 	});
 
-	let refused: Array<Error | undefined> = [];
-	try {
-		if (plans.some((plan) => !(plan instanceof Error)))
-			refused = (await operation.prepare?.()) ?? [];
-	} catch (error) {
-		throw asItemError(error, 0);
-	}
-	refused.forEach((problem, i) => {
+	const refused = plans.some((plan) => !(plan instanceof Error))
+		? await operation.prepare?.().catch((error) => Promise.reject(asItemError(error, 0)))
+		: undefined;
+	refused?.forEach((problem, i) => {
 		if (problem && !(plans[i] instanceof Error)) plans[i] = asItemError(problem, i);
 	});
 	const first = plans.find((plan) => plan instanceof Error);

@@ -4,7 +4,7 @@ import type { RequestSettings } from './transport';
 import { MAX_RATE_LIMITED, MAX_WAIT_MS } from './transport';
 import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
 
-/** The label, parameter name, default and range that every option below spells the same way. */
+/** The label, parameter name, default and range of an option. */
 function bounded(displayName: string, name: string, initial: number, min: number, max: number) {
 	return { displayName, name, default: initial, min, max };
 }
@@ -69,9 +69,4 @@ export function getRequestSettings(
 		maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, itemIndex) * 1000,
 		maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, itemIndex) * 1024 * 1024,
 	};
-}
-
-/** Concurrency, read once per run (from the first item). */
-export function getConcurrency(ctx: IExecuteFunctions): number {
-	return readNumber(ctx, getOptions(ctx, 0), CONCURRENCY, 0);
 }

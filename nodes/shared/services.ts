@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { listed } from './values';
+
 /** The three services, said once: the credential's fields, the client, `authenticate` and the Test read this table. */
 export type Service = 'trigger' | 'museum' | 'quotes';
 type Style = 'generic' | 'harvard' | 'artic' | 'cleveland' | 'iftttWebhooks';
@@ -10,11 +12,7 @@ export const KEY_PARAMETER = 'apikey';
  * How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or
  * never (an open service: the key is not sent to it in any form)
  */
-type KeyPlacement =
-	| { in: 'bearer' }
-	| { in: 'query' }
-	| { in: 'path'; after: string[] }
-	| { in: 'none' };
+type KeyPlacement = { in: 'bearer' | 'query' | 'none' } | { in: 'path'; after: string[] };
 
 export interface StyleEntry {
 	name: string;
@@ -206,8 +204,7 @@ export const styleLabel = (service: Service) =>
 /** That field with its choices: "Museum API (Generic or Harvard Art Museums API)" */
 export function styleChoices(service: Service): string {
 	const names = Object.values(SERVICES[service].styles).map((style) => style!.name);
-	const last = names.pop()!;
-	return `${styleLabel(service)} (${names.length ? `${names.join(', ')} or ${last}` : last})`;
+	return `${styleLabel(service)} (${listed(names, 'or')})`;
 }
 
 /** A style value this version does not know (a credential saved by another one): no key goes by guesswork. */

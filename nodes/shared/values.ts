@@ -5,6 +5,9 @@ export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A value that is there: not undefined, null or empty text. */
+export const present = (value: unknown) => value !== undefined && value !== null && value !== '';
+
 /** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
 export function plainText(value: unknown): string {
 	if (typeof value === 'string') return value;
@@ -14,6 +17,13 @@ export function plainText(value: unknown): string {
 	} catch {
 		return '';
 	}
+}
+
+/** "a", "a and b", "a, b and c"; or with "or" */
+export function listed(names: string[], last = 'and'): string {
+	return names.length < 2
+		? names.join('')
+		: `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}`;
 }
 
 /** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
