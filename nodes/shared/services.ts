@@ -189,7 +189,7 @@ export const SERVICE_NAMES = Object.keys(SERVICES) as Service[];
 /** The style the credential chooses for a service (`generic` when it has no choice or an unknown value). */
 export function styleOf(credentials: IDataObject, service: Service): Style {
 	const chosen = chosenStyle(credentials, service);
-	return typeof chosen === 'string' && chosen in SERVICES[service].styles
+	return typeof chosen === 'string' && Object.keys(SERVICES[service].styles).includes(chosen)
 		? (chosen as Style)
 		: 'generic';
 }

@@ -1,6 +1,7 @@
 /** Where a request may go (nodes/shared/transport/origin), from source. */
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
+import { styleOf } from '../../nodes/shared/services';
 import {
 	applyKey,
 	redirectTarget,
@@ -156,4 +157,10 @@ describe('applyKey (the credential’s authenticate), per style and origin', () 
 			applyKey({ ...credentials, quotesUrl: 'ftp://q.example/' }, { url: 'ftp://q.example/tags' }),
 		).toThrow(/^The address "ftp:\/\/q\.example\/tags" is not a web address/);
 	});
+});
+
+test('a style the service table does not hold, even a name every object has, is the generic one', () => {
+	for (const museumApi of ['constructor', '__proto__', 'toString', 'nope'])
+		expect(styleOf({ museumApi }, 'museum')).toBe('generic');
+	expect(styleOf({ museumApi: 'artic' }, 'museum')).toBe('artic');
 });
