@@ -101,8 +101,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	let reason: Failure | undefined;
 	const abortReason = () => reason ?? canceled();
 	const end = (failure: Failure) => {
-		if (ending.aborted) return;
-		reason = failure;
+		reason ??= failure;
 		ending.stop();
 		controller.abort(ENDED);
 	};
@@ -195,8 +194,7 @@ function networkFailure(error: unknown): Failure {
 	if (blocked) return { kind: 'blocked', code: 'SSRF', sent: false, detail: blocked };
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
-	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
-	const detail = redactKey(cut(raw), '');
+	const detail = redactKey(cut(String(e?.cause?.message ?? e?.message ?? 'request failed')), '');
 	const timeout = /timeout/i.test(detail) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
 	return {
 		kind: timeout ? 'timeout' : 'network',
@@ -253,7 +251,6 @@ async function readBody(
 	if (typeof body === 'string') return { body: Buffer.from(body, 'utf8') };
 	if (body === undefined || body === null) return { body: Buffer.alloc(0) };
 	if (!isBodyStream(body)) return { body: Buffer.from(JSON.stringify(body), 'utf8') };
-	const stream = body;
 	return await new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
@@ -262,9 +259,9 @@ async function readBody(
 		const finish = (failure?: Failure, cut?: true) => {
 			if (settled) return;
 			settled = true;
-			for (const [event, listener] of listeners) stream.removeListener(event, listener);
+			for (const [event, listener] of listeners) body.removeListener(event, listener);
 			unsubscribe();
-			if (failure || cut) stream.destroy();
+			if (failure || cut) body.destroy();
 			if (failure) return resolve(failure);
 			resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), ...(cut && { cut }) });
 		};
@@ -283,9 +280,9 @@ async function readBody(
 			['end', () => finish()],
 			['error', fail],
 			// 'close' without 'end': the connection went away mid-body
-			['close', () => stream.readableEnded || fail()],
+			['close', () => body.readableEnded || fail()],
 		];
-		for (const [event, listener] of listeners) stream.on(event, listener);
+		for (const [event, listener] of listeners) body.on(event, listener);
 		unsubscribe = stop.subscribe(() => finish(abortReason()));
 	});
 }
