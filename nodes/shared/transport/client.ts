@@ -25,10 +25,7 @@ const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-type Target = { url: string; origin: string; send: Sender } & Pick<
-	StyleEntry,
-	'headers' | 'perMinute'
->;
+type Target = { url: string; origin: string; keyed: boolean; send: Sender; style: StyleEntry };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
 interface Host {
@@ -178,20 +175,19 @@ export class TriptychClient {
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
-			headers: { Accept: 'application/json', ...target.headers, ...req.headers },
+			headers: { Accept: 'application/json', ...target.style.headers, ...req.headers },
 			redirects: { follow: 'origin', origin: target.origin },
 			timeout: settings.timeout,
 			maxBytes: settings.maxResponseBytes,
 			cutOff: req.acceptText,
 			cancel: this.stopped,
 		};
-		const { repeatable, noRetryAdvice } = req;
 		const send = async () => {
 			const answer = await attempt(target.send, spec);
 			return 'kind' in answer ? answer : checkJson(answer);
 		};
-		const outcome = await this.withRetries(service, send, { settings, repeatable, noRetryAdvice });
-		return { ...outcome, where, keyed: target.send !== this.host.plain };
+		const outcome = await this.withRetries(service, send, { ...req, settings });
+		return { ...outcome, where, keyed: target.keyed };
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
@@ -221,9 +217,8 @@ export class TriptychClient {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
 			const target = this.targets.get(name as Service);
 			// a service that never gets the key tells callers apart by address only: one limiter for all credentials
-			const keyed = target?.send !== this.host.plain;
-			const key = `${target?.origin}${keyed ? ` ${this.host.credentialId}` : ''}`;
-			const limiter = name === 'images' ? new Limiter() : limiterFor(key, target?.perMinute);
+			const key = `${target?.origin}${target?.keyed ? ` ${this.host.credentialId}` : ''}`;
+			const limiter = name === 'images' ? new Limiter() : limiterFor(key, target?.style.perMinute);
 			entry = { run, limiter };
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
@@ -252,10 +247,8 @@ export class TriptychClient {
 			const options = { itemIndex, description };
 			throw new NodeOperationError(this.host.node, this.redact(message), options);
 		}
-		const { url, origin, keyed } = checked;
-		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
-		const { headers, perMinute } = SERVICES[service].styles[styleOf(credentials, service)]!;
-		const target = { url, origin, send, headers, perMinute };
+		const send = checked.keyed ? this.host.keyed(credentials) : this.host.plain;
+		const target = { ...checked, send, style: await this.styleEntry(service) };
 		this.targets.set(service, target);
 		return target;
 	}
