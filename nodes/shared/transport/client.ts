@@ -59,7 +59,6 @@ function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
 
 /** The credential Test's context: only the `request` helper, and the credential being edited. */
 function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted): Host {
-	const data = credential.data ?? {};
 	// taken by name: the linter would ask for `httpRequest`, which a credential test does not get
 	const { request } = ctx.helpers;
 	const plain: Sender = async (options: IHttpRequestOptions) => {
@@ -87,7 +86,7 @@ function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypt
 	};
 	return {
 		node: { id: '', name: credential.name || 'Triptych API', type: CREDENTIALS_TYPE } as INode,
-		credentials: async () => data,
+		credentials: async () => credential.data ?? {},
 		credentialId: credential.id,
 		plain,
 		keyed: (credentials) => async (options) => await plain(applyKey(credentials, options)),
@@ -151,8 +150,7 @@ export class TriptychClient {
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
 	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
-		const { where, keyed, ...outcome } = await this.exchange(req, settings, itemIndex);
-		const { gaveUp } = outcome;
+		const { where, keyed, gaveUp, ...outcome } = await this.exchange(req, settings, itemIndex);
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
 		const answer = interpret(outcome.res, { ...where, gaveUp, acceptText: req.acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
@@ -170,48 +168,41 @@ export class TriptychClient {
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
 		where.url = req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? '');
-		const spec: AttemptSpec = {
+		const call = {
 			url: where.url,
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
 			headers: { Accept: 'application/json', ...target.style.headers, ...req.headers },
-			redirects: { follow: 'origin', origin: target.origin },
-			timeout: settings.timeout,
-			maxBytes: settings.maxResponseBytes,
+			redirects: { follow: 'origin', origin: target.origin } as const,
 			cutOff: req.acceptText,
-			cancel: this.stopped,
 		};
-		const send = async () => {
-			const answer = await attempt(target.send, spec);
-			return 'kind' in answer ? answer : checkJson(answer);
-		};
-		const outcome = await this.withRetries(service, send, { ...req, settings });
+		const outcome = await this.send(service, target.send, call, { ...req, settings });
 		return { ...outcome, where, keyed: target.keyed };
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
 	async download(url: string, settings: RequestSettings) {
-		const spec: AttemptSpec = {
-			url,
-			method: 'GET',
-			redirects: { follow: 'any' },
-			timeout: settings.timeout,
-			maxBytes: settings.maxResponseBytes,
-			cancel: this.stopped,
-		};
-		const send = async () => await attempt(this.host.plain, spec);
-		return await this.withRetries('images', send, { settings, repeatable: true });
+		const call = { url, method: 'GET', redirects: { follow: 'any' } } as const;
+		return await this.send('images', this.host.plain, call, { settings, repeatable: true });
 	}
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
 	/** Sends with retries, each attempt at its turn at the limiter of `name` (images: a limiter of the run's own). */
-	private async withRetries(
+	private async send(
 		name: Service | 'images',
-		send: Parameters<typeof withRetries>[0],
+		sender: Sender,
+		call: Omit<AttemptSpec, 'timeout' | 'maxBytes' | 'cancel'>,
 		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
 	) {
+		const { timeout, maxResponseBytes: maxBytes } = retries.settings;
+		const spec = { ...call, timeout, maxBytes, cancel: this.stopped };
+		const send = async () => {
+			const answer = await attempt(sender, spec);
+			// a service's answer is JSON, checked whole; an image is taken as it comes
+			return 'kind' in answer || name === 'images' ? answer : checkJson(answer);
+		};
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
