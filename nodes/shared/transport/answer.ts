@@ -38,8 +38,7 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 	if (!res.json) {
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
-		const contentType = header(res.headers, 'content-type') ?? '';
-		return { kind: 'page', ...pageSaid(text, contentType, redact) };
+		return { kind: 'page', ...pageSaid(text, header(res.headers, 'content-type') ?? '', redact) };
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;

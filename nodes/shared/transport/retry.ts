@@ -74,8 +74,7 @@ export async function withRetries(
 }
 
 /** A turn not given: Stop, or a wait longer than the request may wait. */
-function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
-	const { why, waitMs } = turn;
+function notSent({ why, waitMs }: Extract<Turn, { ok: false }>, run: Run): Failure {
 	if (why === 'stopped')
 		return { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason };
 	return { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
@@ -208,12 +207,9 @@ export function readQuota(get: (name: string) => string | undefined, now = Date.
 		return check(count(left?.r), count(left?.t), count(policy.q));
 	}
 	for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
-		const quota = check(
-			count(get(`${prefix}remaining`)),
-			seconds(get(`${prefix}reset`)),
-			count(get(`${prefix}limit`)),
-		);
-		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
+		const [remaining, reset, limit] = ['remaining', 'reset', 'limit'].map((n) => get(prefix + n));
+		const quota = check(count(remaining), seconds(reset), count(limit));
+		if (quota || remaining !== undefined) return quota;
 	}
 	return undefined;
 }
