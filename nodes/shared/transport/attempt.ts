@@ -129,15 +129,12 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				disableFollowRedirect: spec.redirects.follow === 'origin',
 				timeout: spec.timeout,
 				abortSignal: controller.signal,
-			});
-			const answer = await Promise.race([aborted, pending as Promise<WireAnswer>]).catch(
+			}) as Promise<WireAnswer>;
+			const answer = await Promise.race([aborted, pending]).catch(
 				(error: unknown) => reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error)),
 			);
 			if (answer === ABORTED) {
-				pending.then(
-					(late) => discard((late as WireAnswer)?.body),
-					() => undefined,
-				);
+				pending.then((late) => discard(late?.body)).catch(() => undefined);
 				return abortReason();
 			}
 			if ('kind' in answer) return answer;
@@ -254,11 +251,9 @@ async function readBody(
 	return await new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
-		let settled = false;
 		let unsubscribe: () => void = () => undefined;
+		// called once: it takes away every way of being called again
 		const finish = (failure?: Failure, cut?: true) => {
-			if (settled) return;
-			settled = true;
 			for (const [event, listener] of listeners) body.removeListener(event, listener);
 			unsubscribe();
 			if (failure || cut) body.destroy();
