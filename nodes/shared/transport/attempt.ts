@@ -161,7 +161,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				const read = await readBody(answer.body, spec.maxBytes, ending, abortReason, cutOff);
 				if ('kind' in read) return read;
 				answered = true;
-				return { statusCode: status, headers, url, ...read };
+				return { statusCode: status, headers, ...read };
 			} catch (error) {
 				return networkFailure(error);
 			}

@@ -19,12 +19,8 @@ type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 export function webAddress(text: string, base?: string): URL | undefined {
-	try {
-		const url = new URL(text, base);
-		return /^https?:$/.test(url.protocol) ? url : undefined;
-	} catch {
-		return undefined;
-	}
+	const url = URL.canParse(text, base) ? new URL(text, base) : undefined;
+	return url && /^https?:$/.test(url.protocol) ? url : undefined;
 }
 
 /** Text typed in the credentials, trimmed and without trailing slashes. */
