@@ -27,7 +27,6 @@ export class Stopper {
 		for (const listener of listeners) listener();
 	}
 
-	/** Calls `listener` once when stopped (at once if it is); returns the way to unsubscribe. */
 	subscribe(listener: () => void): () => void {
 		if (this.aborted) listener();
 		else this.listeners.add(listener);

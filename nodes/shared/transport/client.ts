@@ -4,7 +4,6 @@ import type {
 	ICredentialTestFunctions,
 	IDataObject,
 	IExecuteFunctions,
-	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	INode,
 } from 'n8n-workflow';
@@ -61,7 +60,7 @@ function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
 function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted): Host {
 	// taken by name: the linter would ask for `httpRequest`, which a credential test does not get
 	const { request } = ctx.helpers;
-	const plain: Sender = async (options: IHttpRequestOptions) => {
+	const plain: Sender = async (options) => {
 		const answer = request({
 			method: options.method,
 			uri: options.url,
@@ -138,7 +137,6 @@ export class TriptychClient {
 		await wait(ms, this.cancel);
 	}
 
-	/** Requests of this run to a service at once at most: its Concurrency (images: at most 8). */
 	maxInFlight(name: Service | 'images'): number {
 		return Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
 	}

@@ -23,7 +23,6 @@ export function webAddress(text: string, base?: string): URL | undefined {
 	return url && /^https?:$/.test(url.protocol) ? url : undefined;
 }
 
-/** Text typed in the credentials, trimmed and without trailing slashes. */
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**

@@ -185,10 +185,8 @@ function member(value: string | undefined, name?: string): Record<string, string
  */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
 	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
-	const number = (pattern: RegExp, v?: string) =>
-		v !== undefined && v.length <= 32 && pattern.test(v) && Number(v) < 1e13
-			? Number(v)
-			: undefined;
+	const number = (pattern: RegExp, v = '') =>
+		v.length <= 32 && pattern.test(v) && Number(v) < 1e13 ? Number(v) : undefined;
 	const count = (v?: string) => number(/^\s*\d+\s*$/, v);
 	const seconds = (v?: string) => number(/^\s*\d+(\.\d+)?\s*$/, v);
 	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
