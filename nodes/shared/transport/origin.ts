@@ -108,10 +108,7 @@ function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
  * The credential's `authenticate`: the key added as the service at the request's origin takes it; an `apikey` already
  * in the address (a next-page link) is replaced; in `path` style only a path ending where the key goes gets it.
  */
-export function applyKey(
-	credentials: IDataObject,
-	options: IHttpRequestOptions,
-): IHttpRequestOptions {
+export function applyKey(credentials: IDataObject, options: IHttpRequestOptions) {
 	const { baseURL, ...rest } = options;
 	const raw = String(options.url ?? '');
 	const url = baseURL
