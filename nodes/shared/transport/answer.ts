@@ -21,9 +21,7 @@ function extractMessage(body: unknown, redact: (text: string) => string): string
 		if (typeof value === 'string' && value) return say(value);
 		if (isPlainObject(value) && typeof value.message === 'string') return say(value.message);
 	}
-	if (Array.isArray(body.errors) && body.errors.length)
-		return extractMessage(body.errors[0], redact);
-	return undefined;
+	return Array.isArray(body.errors) ? extractMessage(body.errors[0], redact) : undefined;
 }
 
 /** What an answer is, judged once for the nodes and the credential Test; `said`: cut, redacted and shortened. */
@@ -38,8 +36,7 @@ export function judge(res: RawResponse, redact: (text: string) => string): Judge
 	if (!res.json) {
 		const text = res.body.toString('utf8');
 		if (ok) return text.trim() ? { kind: 'text', text } : { kind: 'data', data: undefined };
-		const contentType = header(res.headers, 'content-type') ?? '';
-		return { kind: 'page', ...pageSaid(text, contentType, redact) };
+		return { kind: 'page', ...pageSaid(text, header(res.headers, 'content-type') ?? '', redact) };
 	}
 	const body = res.json.value;
 	const envelope = isEnvelope(body) ? body : undefined;
@@ -58,10 +55,8 @@ export function interpret(res: RawResponse, r: Reading): ApiResponse {
 	const judged = judge(res, r.redact);
 	if (judged.kind === 'data')
 		return { statusCode: status, data: judged.data, message: judged.message };
-	if (judged.kind === 'text' && r.acceptText) {
-		const text = r.redact(judged.text);
-		return { statusCode: status, data: undefined, text, ...(res.cut ? { cut: true } : {}) };
-	}
+	if (judged.kind === 'text' && r.acceptText)
+		return { statusCode: status, data: undefined, text: r.redact(judged.text), cut: res.cut };
 	const { gaveUp } = r;
 	const httpCode = String(status);
 	const after = gaveUp ? (gaveUp.unsafe ? ` ${gaveUp.text}` : ` (${gaveUp.text})`) : '';

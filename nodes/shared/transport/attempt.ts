@@ -27,7 +27,6 @@ export class Stopper {
 		for (const listener of listeners) listener();
 	}
 
-	/** Calls `listener` once when stopped (at once if it is); returns the way to unsubscribe. */
 	subscribe(listener: () => void): () => void {
 		if (this.aborted) listener();
 		else this.listeners.add(listener);
@@ -101,8 +100,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 	let reason: Failure | undefined;
 	const abortReason = () => reason ?? canceled();
 	const end = (failure: Failure) => {
-		if (ending.aborted) return;
-		reason = failure;
+		reason ??= failure;
 		ending.stop();
 		controller.abort(ENDED);
 	};
@@ -130,15 +128,12 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				disableFollowRedirect: spec.redirects.follow === 'origin',
 				timeout: spec.timeout,
 				abortSignal: controller.signal,
-			});
-			const answer = await Promise.race([aborted, pending as Promise<WireAnswer>]).catch(
+			}) as Promise<WireAnswer>;
+			const answer = await Promise.race([aborted, pending]).catch(
 				(error: unknown) => reason ?? (spec.cancel?.aborted ? canceled() : networkFailure(error)),
 			);
 			if (answer === ABORTED) {
-				pending.then(
-					(late) => discard((late as WireAnswer)?.body),
-					() => undefined,
-				);
+				pending.then((late) => discard(late?.body)).catch(() => undefined);
 				return abortReason();
 			}
 			if ('kind' in answer) return answer;
@@ -165,7 +160,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				const read = await readBody(answer.body, spec.maxBytes, ending, abortReason, cutOff);
 				if ('kind' in read) return read;
 				answered = true;
-				return { statusCode: status, headers, url, ...read };
+				return { statusCode: status, headers, ...read };
 			} catch (error) {
 				return networkFailure(error);
 			}
@@ -195,8 +190,7 @@ function networkFailure(error: unknown): Failure {
 	if (blocked) return { kind: 'blocked', code: 'SSRF', sent: false, detail: blocked };
 	const e = error as IDataObject & { cause?: IDataObject & { cause?: IDataObject } };
 	const code = String(e?.cause?.code ?? e?.cause?.cause?.code ?? e?.code ?? 'EUNKNOWN');
-	const raw = String(e?.cause?.message ?? (e as unknown as Error)?.message ?? 'request failed');
-	const detail = redactKey(cut(raw), '');
+	const detail = redactKey(cut(String(e?.cause?.message ?? e?.message ?? 'request failed')), '');
 	const timeout = /timeout/i.test(detail) || code === 'ETIMEDOUT' || code === 'ECONNABORTED';
 	return {
 		kind: timeout ? 'timeout' : 'network',
@@ -253,18 +247,15 @@ async function readBody(
 	if (typeof body === 'string') return { body: Buffer.from(body, 'utf8') };
 	if (body === undefined || body === null) return { body: Buffer.alloc(0) };
 	if (!isBodyStream(body)) return { body: Buffer.from(JSON.stringify(body), 'utf8') };
-	const stream = body;
 	return await new Promise((resolve) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
-		let settled = false;
 		let unsubscribe: () => void = () => undefined;
+		// called once: it takes away every way of being called again
 		const finish = (failure?: Failure, cut?: true) => {
-			if (settled) return;
-			settled = true;
-			for (const [event, listener] of listeners) stream.removeListener(event, listener);
+			for (const [event, listener] of listeners) body.removeListener(event, listener);
 			unsubscribe();
-			if (failure || cut) stream.destroy();
+			if (failure || cut) body.destroy();
 			if (failure) return resolve(failure);
 			resolve({ body: Buffer.concat(chunks, Math.min(size, limit)), ...(cut && { cut }) });
 		};
@@ -283,9 +274,9 @@ async function readBody(
 			['end', () => finish()],
 			['error', fail],
 			// 'close' without 'end': the connection went away mid-body
-			['close', () => stream.readableEnded || fail()],
+			['close', () => body.readableEnded || fail()],
 		];
-		for (const [event, listener] of listeners) stream.on(event, listener);
+		for (const [event, listener] of listeners) body.on(event, listener);
 		unsubscribe = stop.subscribe(() => finish(abortReason()));
 	});
 }

@@ -4,7 +4,6 @@ import type {
 	ICredentialTestFunctions,
 	IDataObject,
 	IExecuteFunctions,
-	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	INode,
 } from 'n8n-workflow';
@@ -25,10 +24,7 @@ const CREDENTIALS_TYPE = 'triptychApi';
 /** Images downloaded at once at most: each may be up to Max Image Size in memory. */
 const MAX_IMAGE_DOWNLOADS = 8;
 
-type Target = { url: string; origin: string; send: Sender } & Pick<
-	StyleEntry,
-	'headers' | 'perMinute'
->;
+type Target = { url: string; origin: string; keyed: boolean; send: Sender; style: StyleEntry };
 
 /** What the client needs of n8n: a node's run, an editor's list and the credential Test each give it. */
 interface Host {
@@ -62,10 +58,9 @@ function contextHost(ctx: IExecuteFunctions | ILoadOptionsFunctions): Host {
 
 /** The credential Test's context: only the `request` helper, and the credential being edited. */
 function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypted): Host {
-	const data = credential.data ?? {};
 	// taken by name: the linter would ask for `httpRequest`, which a credential test does not get
 	const { request } = ctx.helpers;
-	const plain: Sender = async (options: IHttpRequestOptions) => {
+	const plain: Sender = async (options) => {
 		const answer = request({
 			method: options.method,
 			uri: options.url,
@@ -90,7 +85,7 @@ function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypt
 	};
 	return {
 		node: { id: '', name: credential.name || 'Triptych API', type: CREDENTIALS_TYPE } as INode,
-		credentials: async () => data,
+		credentials: async () => credential.data ?? {},
 		credentialId: credential.id,
 		plain,
 		keyed: (credentials) => async (options) => await plain(applyKey(credentials, options)),
@@ -142,7 +137,6 @@ export class TriptychClient {
 		await wait(ms, this.cancel);
 	}
 
-	/** Requests of this run to a service at once at most: its Concurrency (images: at most 8). */
 	maxInFlight(name: Service | 'images'): number {
 		return Math.min(this.concurrency, name === 'images' ? MAX_IMAGE_DOWNLOADS : Infinity);
 	}
@@ -154,8 +148,7 @@ export class TriptychClient {
 
 	/** Sends one request with retries and returns the unwrapped answer, or throws a NodeApiError. */
 	async request(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
-		const { where, keyed, ...outcome } = await this.exchange(req, settings, itemIndex);
-		const { gaveUp } = outcome;
+		const { where, keyed, gaveUp, ...outcome } = await this.exchange(req, settings, itemIndex);
 		if ('failure' in outcome) throw failureError(where, outcome.failure, gaveUp, settings);
 		const answer = interpret(outcome.res, { ...where, gaveUp, acceptText: req.acceptText });
 		// a service may echo the key back (an echo service, a misconfigured proxy): it never reaches an output
@@ -173,57 +166,48 @@ export class TriptychClient {
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };
 		const target = await this.target(service, itemIndex);
 		where.url = req.url ? this.sameOrigin(req.url, target, where) : target.url + (req.path ?? '');
-		const spec: AttemptSpec = {
+		const call = {
 			url: where.url,
 			method: req.method,
 			qs: req.qs,
 			body: req.body,
-			headers: { Accept: 'application/json', ...target.headers, ...req.headers },
-			redirects: { follow: 'origin', origin: target.origin },
-			timeout: settings.timeout,
-			maxBytes: settings.maxResponseBytes,
+			headers: { Accept: 'application/json', ...target.style.headers, ...req.headers },
+			redirects: { follow: 'origin', origin: target.origin } as const,
 			cutOff: req.acceptText,
-			cancel: this.stopped,
 		};
-		const { repeatable, noRetryAdvice } = req;
-		const send = async () => {
-			const answer = await attempt(target.send, spec);
-			return 'kind' in answer ? answer : checkJson(answer);
-		};
-		const outcome = await this.withRetries(service, send, { settings, repeatable, noRetryAdvice });
-		return { ...outcome, where, keyed: target.send !== this.host.plain };
+		const outcome = await this.send(service, target.send, call, { ...req, settings });
+		return { ...outcome, where, keyed: target.keyed };
 	}
 
 	/** GET for images: never authenticated, so redirects are followed wherever they go; same bounds and retries. */
 	async download(url: string, settings: RequestSettings) {
-		const spec: AttemptSpec = {
-			url,
-			method: 'GET',
-			redirects: { follow: 'any' },
-			timeout: settings.timeout,
-			maxBytes: settings.maxResponseBytes,
-			cancel: this.stopped,
-		};
-		const send = async () => await attempt(this.host.plain, spec);
-		return await this.withRetries('images', send, { settings, repeatable: true });
+		const call = { url, method: 'GET', redirects: { follow: 'any' } } as const;
+		return await this.send('images', this.host.plain, call, { settings, repeatable: true });
 	}
 
 	readonly redact = (text: string): string => redactKey(text, this.apiKey);
 
 	/** Sends with retries, each attempt at its turn at the limiter of `name` (images: a limiter of the run's own). */
-	private async withRetries(
+	private async send(
 		name: Service | 'images',
-		send: Parameters<typeof withRetries>[0],
+		sender: Sender,
+		call: Omit<AttemptSpec, 'timeout' | 'maxBytes' | 'cancel'>,
 		retries: Pick<ApiRequest, 'repeatable' | 'noRetryAdvice'> & { settings: RequestSettings },
 	) {
+		const { timeout, maxResponseBytes: maxBytes } = retries.settings;
+		const spec = { ...call, timeout, maxBytes, cancel: this.stopped };
+		const send = async () => {
+			const answer = await attempt(sender, spec);
+			// a service's answer is JSON, checked whole; an image is taken as it comes
+			return 'kind' in answer || name === 'images' ? answer : checkJson(answer);
+		};
 		let entry = this.runs.get(name);
 		if (!entry) {
 			const run: Run = { max: this.maxInFlight(name), stop: this.cancel, inFlight: 0, queue: [] };
 			const target = this.targets.get(name as Service);
 			// a service that never gets the key tells callers apart by address only: one limiter for all credentials
-			const keyed = target?.send !== this.host.plain;
-			const key = `${target?.origin}${keyed ? ` ${this.host.credentialId}` : ''}`;
-			const limiter = name === 'images' ? new Limiter() : limiterFor(key, target?.perMinute);
+			const key = `${target?.origin}${target?.keyed ? ` ${this.host.credentialId}` : ''}`;
+			const limiter = name === 'images' ? new Limiter() : limiterFor(key, target?.style.perMinute);
 			entry = { run, limiter };
 			this.runs.set(name, entry);
 			this.cancel.subscribe(() => limiter.leave(run));
@@ -252,10 +236,8 @@ export class TriptychClient {
 			const options = { itemIndex, description };
 			throw new NodeOperationError(this.host.node, this.redact(message), options);
 		}
-		const { url, origin, keyed } = checked;
-		const send = keyed ? this.host.keyed(credentials) : this.host.plain;
-		const { headers, perMinute } = SERVICES[service].styles[styleOf(credentials, service)]!;
-		const target = { url, origin, send, headers, perMinute };
+		const send = checked.keyed ? this.host.keyed(credentials) : this.host.plain;
+		const target = { ...checked, send, style: await this.styleEntry(service) };
 		this.targets.set(service, target);
 		return target;
 	}

@@ -8,6 +8,9 @@ import { SERVICES, type Service } from '../services';
 import { redactAll } from './redaction';
 import type { Failure, RequestSettings } from './types';
 
+/** What a user is told of an error: the message, and what to do (n8n's description) */
+type Told = [message: string, advice: string];
+
 const STATUS_HINTS: Record<string, string> = {
 	'400': 'The service refused the parameters. Check the node fields this request was built from.',
 	'401': 'Check the API Key in the Triptych API credentials.',
@@ -35,7 +38,7 @@ export type ErrorSite = {
 /** An item's error (the item runner adds its number to the message); `details`: n8n's "Error details" */
 export function apiError(
 	{ node, itemIndex, redact }: ErrorSite,
-	[message, description]: [string, string],
+	[message, description]: Told,
 	details: IDataObject,
 	httpCode?: string,
 ): NodeApiError {
@@ -60,17 +63,16 @@ interface Wording {
 }
 
 /** The one wording of failures (message, what to do) for nodes, images and the Test; the caller redacts them. */
-export function describeFailure(failure: Failure, w: Wording): [string, string] {
+export function describeFailure(failure: Failure, w: Wording): Told {
 	const What = w.what.charAt(0).toUpperCase() + w.what.slice(1);
-	const check = w.label
-		? `Check the ${w.label} in the Triptych API credentials`
-		: 'Check the address';
+	const field = w.label ? `the ${w.label} in the Triptych API credentials` : 'the address';
+	const check = `Check ${field}`;
 	switch (failure.kind) {
 		case 'redirect':
 			return [
 				`${What} redirected the request ${redirectProblem(failure)}; it was not followed`,
 				failure.redirect === 'otherOrigin'
-					? `The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${w.label ? `the ${w.label} in the Triptych API credentials` : 'the address'} to its new address (${failure.location}).`
+					? `The API key is only ever sent to the ${w.label ?? 'configured address'}'s own origin. If the service has moved, set ${field} to its new address (${failure.location}).`
 					: `${check}: set it to the address the service really answers at.`,
 			];
 		case 'tooLarge':
@@ -107,7 +109,7 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 			];
 		default:
 			return (
-				connectionFailure(failure, w, check) ?? [
+				connectionFailure(failure.code, field, w.address) ?? [
 					failure.sent
 						? `The connection to ${w.what} broke after the request was sent`
 						: `Could not reach ${w.what}`,
@@ -118,28 +120,24 @@ export function describeFailure(failure: Failure, w: Wording): [string, string] 
 }
 
 /** What the usual failures to connect mean, said in their terms: nothing listening, an unknown host, TLS. */
-function connectionFailure(
-	{ code }: Failure,
-	w: Wording,
-	check: string,
-): [string, string] | undefined {
-	const url = webAddress(w.address ?? '');
+function connectionFailure(code: string, field: string, address = ''): Told | undefined {
+	const url = webAddress(address);
 	if (!url) return undefined;
 	// the code goes in the description: n8n replaces a message that names one with a generic text
 	if (code === 'ECONNREFUSED')
 		return [
 			`Nothing listens at ${url.origin} (connection refused)`,
-			`${check}: its host and port, and that the service runs (ECONNREFUSED).`,
+			`Check ${field}: its host and port, and that the service runs (ECONNREFUSED).`,
 		];
 	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
 		return [
 			`The host "${url.hostname}" was not found`,
-			`${check} for typos, and that the n8n host can resolve it (${code}).`,
+			`Check ${field} for typos, and that the n8n host can resolve it (${code}).`,
 		];
 	if (/CERT|SSL|TLS|EPROTO|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code))
 		return [
 			`The TLS connection to ${url.host} failed`,
-			`Fix the service's certificate, give n8n the CA that signed it, or ${check.charAt(0).toLowerCase()}${check.slice(1)}: http:// or https:// (${code}).`,
+			`Fix the service's certificate, give n8n the CA that signed it, or check ${field}: http:// or https:// (${code}).`,
 		];
 	return undefined;
 }
@@ -166,9 +164,8 @@ export function failureError(
 	{ timeout, maxResponseBytes: maxBytes }: Pick<RequestSettings, 'timeout' | 'maxResponseBytes'>,
 ): NodeApiError {
 	const { label, name } = SERVICES[site.service];
-	const sizeOption = 'Max Response Size';
-	const wording = { what: `the ${name}`, label, address: site.url, timeout, maxBytes, sizeOption };
-	const [message, advice] = describeFailure(failure, wording);
+	const wording = { label, address: site.url, timeout, maxBytes, sizeOption: 'Max Response Size' };
+	const [message, advice] = describeFailure(failure, { ...wording, what: `the ${name}` });
 	let description = advice;
 	if (gaveUp?.unsafe)
 		description += ` The request had been sent, so the service may have acted on it already. ${gaveUp.text}`;

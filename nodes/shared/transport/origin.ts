@@ -19,15 +19,10 @@ type KeyRule = { key?: StyleEntry['key']; problem?: string };
 const KEY_IN_ADDRESS = new RegExp(`^${KEY_PARAMETER}(=|$)`, 'i');
 
 export function webAddress(text: string, base?: string): URL | undefined {
-	try {
-		const url = new URL(text, base);
-		return /^https?:$/.test(url.protocol) ? url : undefined;
-	} catch {
-		return undefined;
-	}
+	const url = URL.canParse(text, base) ? new URL(text, base) : undefined;
+	return url && /^https?:$/.test(url.protocol) ? url : undefined;
 }
 
-/** Text typed in the credentials, trimmed and without trailing slashes. */
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
 /**
@@ -113,10 +108,7 @@ function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
  * The credential's `authenticate`: the key added as the service at the request's origin takes it; an `apikey` already
  * in the address (a next-page link) is replaced; in `path` style only a path ending where the key goes gets it.
  */
-export function applyKey(
-	credentials: IDataObject,
-	options: IHttpRequestOptions,
-): IHttpRequestOptions {
+export function applyKey(credentials: IDataObject, options: IHttpRequestOptions) {
 	const { baseURL, ...rest } = options;
 	const raw = String(options.url ?? '');
 	const url = baseURL

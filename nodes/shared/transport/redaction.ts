@@ -95,34 +95,31 @@ function removePieces(text: string, form: string, piece: string): string {
  */
 export function redactAll<T>(value: T, redact: Redact): T {
 	const root: Record<string, unknown> = { value };
-	const todo: Array<[Record<string, unknown> | unknown[], string | number]> = [[root, 'value']];
+	const todo: Array<[Record<string, unknown>, string]> = [[root, 'value']];
 	for (let next = todo.pop(); next; next = todo.pop()) {
 		const [holder, at] = next;
-		const inner = (holder as Record<string, unknown>)[at];
+		const inner = holder[at];
 		let copy: unknown = inner;
 		if (typeof inner === 'string') copy = redact(inner);
 		else if (Array.isArray(inner)) copy = [...inner];
-		// fromEntries defines own properties: a key such as "__proto__" stays data
+		// fromEntries defines own properties: a key such as "__proto__" stays data, and is then written as such
 		else if (isPlainObject(inner))
 			copy = Object.fromEntries(Object.entries(inner).map(([name, v]) => [redact(name), v]));
 		if (copy === inner) continue;
-		Object.defineProperty(holder, at, {
-			value: copy,
-			writable: true,
-			enumerable: true,
-			configurable: true,
-		});
-		if (Array.isArray(copy)) copy.forEach((_, n) => todo.push([copy as unknown[], n]));
-		else if (typeof copy === 'object')
+		holder[at] = copy;
+		if (typeof copy === 'object')
 			for (const name of Object.keys(copy!)) todo.push([copy as Record<string, unknown>, name]);
 	}
 	return root.value as T;
 }
 
-/** What a service said, made safe to show: cut, the key removed, then cut to what is shown. */
-export function shown(text: string, redact: Redact, length = EXCERPT_LENGTH) {
+/** What a service said, made safe to show: cut, the key removed, then cut to what is shown (a page: its title). */
+export function shown(text: string, redact: Redact, length = EXCERPT_LENGTH, page = false) {
+	const safe = redact(cut(text, MAX_TEXT * 2));
+	// an error page says best in its title
+	const title = page && /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(safe))?.[1];
 	// and once more after the excerpt decodes entities: an HTML-escaped key is whole again only then
-	return redact(excerpt(redact(cut(text, MAX_TEXT * 2)), length));
+	return redact(title ? excerpt(title, 80) : excerpt(safe, length));
 }
 
 /**
@@ -156,11 +153,5 @@ export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 export function pageSaid(text: string, contentType: string, redact: Redact) {
 	const html =
 		/^\s*<(!doctype|html|head|body|\?xml)/i.test(cut(text, 200)) || /html/i.test(contentType);
-	return { html, said: html ? redact(gist(redact(cut(text, MAX_TEXT * 2)))) : shown(text, redact) };
-}
-
-/** What a page said, in short: its title when it has one (what an error page says best), else an excerpt. */
-function gist(text: string): string {
-	const title = /<title[^<>]{0,200}>([^<]{0,400})<\/title>/i.exec(cut(text))?.[1];
-	return title ? excerpt(title, 80) : excerpt(text);
+	return { html, said: shown(text, redact, EXCERPT_LENGTH, html) };
 }

@@ -37,10 +37,8 @@ type Said = Heard & { res?: RawResponse; failure?: Failure; retryAfter?: number;
 
 type Tally = { waited: number; counted: number; rateLimited: number; announcedMs: number };
 
-/** After an attempt: done (perhaps having given up), or a retry after `delay`; `pauseMs` pauses the whole service. */
-type Next =
-	| { retry: false; pauseMs: number; gaveUp?: GaveUp }
-	| { retry: true; pauseMs: number; delay: number };
+/** After an attempt: a retry after `delay`, or none (`gaveUp`: why, if any); `pauseMs` pauses the whole service. */
+type Next = { pauseMs: number; delay?: number; gaveUp?: GaveUp };
 
 /** The one attempt/retry loop: every attempt waits for its turn at the limiter, and tells it what the answer said. */
 export async function withRetries(
@@ -56,13 +54,13 @@ export async function withRetries(
 		tally.announcedMs += turn.announcedMs;
 		const said = hear(await send());
 		const next = decide(said, attempt, policy, tally);
-		const { status, timedOut, quota, pauseMs } = { ...said, ...next };
-		const overshot = limiter.release(run, turn.ticket, { status, timedOut, quota, pauseMs });
-		const last = said.failure ? { failure: said.failure } : { res: said.res! };
-		if (!next.retry) return { ...last, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
-		const what = said.failure
-			? `${said.failure.code} (${said.failure.detail ?? said.failure.kind})`
-			: `HTTP ${status}`;
+		const overshot = limiter.release(run, turn.ticket, { ...said, pauseMs: next.pauseMs });
+		const { status, failure } = said;
+		if (next.delay === undefined) {
+			const last = failure ? { failure } : { res: said.res! };
+			return { ...last, announcedMs: tally.announcedMs, gaveUp: next.gaveUp };
+		}
+		const what = failure ? `${failure.code} (${failure.detail ?? failure.kind})` : `HTTP ${status}`;
 		const which =
 			status === 429 && settings.maxAttempts > 1
 				? `retry (attempt ${attempt + 1}; 429s do not count toward Max Attempts)`
@@ -76,8 +74,7 @@ export async function withRetries(
 }
 
 /** A turn not given: Stop, or a wait longer than the request may wait. */
-function notSent(turn: Extract<Turn, { ok: false }>, run: Run): Failure {
-	const { why, waitMs } = turn;
+function notSent({ why, waitMs }: Extract<Turn, { ok: false }>, run: Run): Failure {
 	if (why === 'stopped')
 		return { kind: 'canceled', code: 'ECANCELED', sent: false, halted: run.stop.reason };
 	return { kind: 'paused', code: 'HTTP 429', sent: false, waitMs, quota: why === 'quota' };
@@ -118,8 +115,8 @@ function hear(outcome: RawResponse | Failure): Said {
 function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally): Next {
 	const { settings } = policy;
 	const { status, failure, retryAfter, quota } = said;
-	if (failure && FINAL.includes(failure.kind)) return { retry: false, pauseMs: 0 };
-	if (!failure && !RETRY_STATUSES.includes(status)) return { retry: false, pauseMs: 0 };
+	if (failure && FINAL.includes(failure.kind)) return { pauseMs: 0 };
+	if (!failure && !RETRY_STATUSES.includes(status)) return { pauseMs: 0 };
 	const refused = status === 429;
 	// a 429 whose quota headers say when the quota resets is waited for as an announced reset, at the next turn
 	const announced = refused && quota?.remaining === 0 && quota.resetAt > Date.now();
@@ -130,25 +127,18 @@ function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally):
 	const pauseMs = refused || retryAfter !== undefined ? delay : 0;
 	if (refused && settings.maxAttempts > 1) tally.rateLimited++;
 	else tally.counted++;
-	const stop = (text: string, unsafe = false): Next => ({
-		retry: false,
-		pauseMs,
-		gaveUp: { unsafe, text },
-	});
+	const stop = (text: string, unsafe = false): Next => ({ pauseMs, gaveUp: { unsafe, text } });
 	const tries = `gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
 	if (!refused && !(failure && !failure.sent) && !policy.repeatable)
 		return stop(policy.noRetryAdvice ?? DEFAULT_NO_RETRY_ADVICE, true);
 	if (tally.counted >= settings.maxAttempts) return stop(tries);
 	if (tally.rateLimited >= MAX_RATE_LIMITED)
 		return stop(`${tries}: refused ${tally.rateLimited} times with HTTP 429`);
-	if (delay > settings.maxRetryWait - tally.waited) {
-		const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';
-		const limit = Math.round(settings.maxRetryWait / 1000);
+	if (delay > settings.maxRetryWait - tally.waited)
 		return stop(
-			`${tries}: waiting ${Math.ceil(delay / 1000)} s more${asked} would pass the Max Retry Wait of ${limit} s`,
+			`${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
 		);
-	}
-	return { retry: true, pauseMs, delay };
+	return { pauseMs, delay };
 }
 
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
@@ -195,10 +185,8 @@ function member(value: string | undefined, name?: string): Record<string, string
  */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
 	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
-	const number = (pattern: RegExp, v?: string) =>
-		v !== undefined && v.length <= 32 && pattern.test(v) && Number(v) < 1e13
-			? Number(v)
-			: undefined;
+	const number = (pattern: RegExp, v = '') =>
+		v.length <= 32 && pattern.test(v) && Number(v) < 1e13 ? Number(v) : undefined;
 	const count = (v?: string) => number(/^\s*\d+\s*$/, v);
 	const seconds = (v?: string) => number(/^\s*\d+(\.\d+)?\s*$/, v);
 	const check = (remaining?: number, reset?: number, limit?: number): Quota | undefined => {
@@ -214,12 +202,9 @@ export function readQuota(get: (name: string) => string | undefined, now = Date.
 		return check(count(left?.r), count(left?.t), count(policy.q));
 	}
 	for (const prefix of ['ratelimit-', 'x-ratelimit-']) {
-		const quota = check(
-			count(get(`${prefix}remaining`)),
-			seconds(get(`${prefix}reset`)),
-			count(get(`${prefix}limit`)),
-		);
-		if (quota || get(`${prefix}remaining`) !== undefined) return quota;
+		const [remaining, reset, limit] = ['remaining', 'reset', 'limit'].map((n) => get(prefix + n));
+		const quota = check(count(remaining), seconds(reset), count(limit));
+		if (quota || remaining !== undefined) return quota;
 	}
 	return undefined;
 }

@@ -42,8 +42,6 @@ export interface RawResponse {
 	statusCode: number;
 	headers: IDataObject;
 	body: Buffer;
-	/** The address that answered (after same-origin redirects) */
-	url: string;
 	/** The body parsed as JSON, when it was JSON (by checkJson, which also checks the transfer is complete) */
 	json?: { value: unknown };
 	/** The body is the first `maxBytes` of a larger 2xx answer (AttemptSpec.cutOff) */
