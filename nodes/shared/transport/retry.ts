@@ -134,10 +134,11 @@ function decide(said: Said, attempt: number, policy: RetryPolicy, tally: Tally):
 	if (tally.counted >= settings.maxAttempts) return stop(tries);
 	if (tally.rateLimited >= MAX_RATE_LIMITED)
 		return stop(`${tries}: refused ${tally.rateLimited} times with HTTP 429`);
-	if (delay > settings.maxRetryWait - tally.waited)
-		return stop(
-			`${tries}: waiting ${Math.ceil(delay / 1000)} s more${retryAfter !== undefined ? ' (as Retry-After asked)' : ''} would pass the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`,
-		);
+	if (delay > settings.maxRetryWait - tally.waited) {
+		const asked = retryAfter !== undefined ? ' (as Retry-After asked)' : '';
+		const limit = `the Max Retry Wait of ${Math.round(settings.maxRetryWait / 1000)} s`;
+		return stop(`${tries}: waiting ${Math.ceil(delay / 1000)} s more${asked} would pass ${limit}`);
+	}
 	return { pauseMs, delay };
 }
 
