@@ -4,6 +4,8 @@
  * each run with its own Stop and fair turns, paced by every quota-header shape (malformed ones ignored), and every
  * limiter shape without headers.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import { chain, logs, manualTrigger, node, runWorkflow } from '../harness/engine';
@@ -241,13 +243,18 @@ test.each<[string, RateLimit]>([
 	'without headers, %s: every item; after the first wave of refusals, few more',
 	async (_, limit) => {
 		const server = await service(limit, 20);
+		const lag = monitorEventLoopDelay({ resolution: 10 });
+		lag.enable();
 		const { failed } = await run(server, 60, 1, undefined, { maxRetryWait: 10 });
+		lag.disable();
 		expect(failed).toBe(0);
 		expect(accepted(server)).toHaveLength(60);
 		// the first wave goes before any answer tells of the limit: as many as the first rounds let go, more the
 		// later the first answers come on a busy machine; the pause it asks for ends it, and the pace keeps the rest
 		const first = server.requests.find((r) => r.rateLimited)?.at ?? Infinity;
 		const later = server.requests.filter((r) => r.rateLimited && r.at > first + 1000);
-		expect(later.length).toBeLessThanOrEqual(5);
+		// a process starved of the CPU (its timers a tenth of a second late) cannot keep any pace: what waited
+		// through a stall goes at once, so there only every item, each once, is asserted
+		if (lag.max < 100e6) expect(later.length).toBeLessThanOrEqual(5);
 	},
 );

@@ -221,6 +221,23 @@ describe('waits', () => {
 		// 90 over the pace's 4 s: a plateau of 22.5/s (the last second alone would say 30/s)
 		expect(limiter.pace?.rate).toBeCloseTo(0.8 * 22.5, 5);
 	});
+
+	test('a 429 soon after the pause a 429 asked for counts the pace since the pause, not the pause', () => {
+		const limiter = Object.assign(new Limiter(), { allowance: 512 });
+		const run = newRun();
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now');
+		const answer = (at: number, status: number, pauseMs?: number) => {
+			clock.mockReturnValue(at);
+			limiter.release(run, { sentAt: at, level: 1, seq: 1 }, { status, pauseMs });
+		};
+		for (let i = 0; i < 30; i++) answer(start - 1, 200);
+		answer(start, 429, 1000); // 30 at once, over half a second: 60/s; the pace starts after a second's pause
+		for (let i = 0; i < 10; i++) answer(start + 1000 + 30 * i, 200);
+		answer(start + 1400, 429);
+		// 10 over the 0.4 s since the pause, counted over half a second: 20/s (with the pause, 10/s)
+		expect(limiter.pace?.rate).toBeCloseTo(0.8 * 20, 5);
+	});
 });
 
 test('limiters are shared per key and forgotten after a quarter of an hour unused', () => {

@@ -29,7 +29,7 @@ const DOUBLING_MS = 10;
 const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** A 429 sets the pace's plateau at what was accepted over the pace's run or the last this long, over ≥ `MIN_SPAN_MS` */
+/** A 429 sets the plateau at what was accepted since the pace's pause (first, the last this long), over ≥ `MIN_SPAN_MS` */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 
 export class Limiter {
@@ -196,14 +196,14 @@ export class Limiter {
 	}
 
 	/**
-	 * A 429 without quota headers, the first of its wave: the pace's plateau is what the service accepted over the
-	 * pace's run (a bucket's bank, drained by probing, counts little), never above the pace refused; it starts below.
+	 * A 429 without quota headers, the first of its wave: the plateau is what the service accepted since the pace's
+	 * pause (a bucket's bank, drained by probing, counts little), never above the pace refused; it starts below.
 	 */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
-		const from = Math.min(this.pace?.from ?? now, now - RATE_WINDOW_MS);
+		const from = this.pace?.from ?? now - RATE_WINDOW_MS;
 		const recent = this.accepted.filter((at) => at >= from);
-		const span = now - Math.max(this.accepted[0] ?? now, this.pace ? from : (recent[0] ?? now));
+		const span = now - (this.pace ? from : (recent[0] ?? now));
 		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, span);
 		const rate = Math.min(this.pace?.rate ?? Infinity, accepted);
 		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
