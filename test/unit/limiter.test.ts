@@ -250,32 +250,78 @@ test('limiters are shared per key and forgotten after a quarter of an hour unuse
 });
 
 describe('the pace', () => {
-	test('its curve starts where the pause ends, and the first request after the pause goes alone', () => {
+	/** When each request (in the order they came) gets its moment at `pace`: fake timers move the clock. */
+	async function moments(pace: Pace, count: number, stop = new Stopper()): Promise<number[]> {
+		const at: number[] = [];
+		const turns = Array.from({ length: count }, async () => {
+			await pace.turn(stop);
+			at.push(Date.now());
+		});
+		await jest.advanceTimersByTimeAsync(5000);
+		await Promise.all(turns);
+		return at;
+	}
+
+	afterEach(() => jest.useRealTimers());
+
+	test('its curve starts where the pause ends, and the first request after the pause goes alone', async () => {
+		jest.useFakeTimers({ now: 0 });
 		const pace = new Pace(0, 20, 1000);
 		pace.grow(900);
 		expect(pace.rate).toBeCloseTo(16, 5);
-		expect(pace.book(1000)).toBe(1000);
-		expect(pace.book(1000)).toBeCloseTo(1000 + 1000 / 16, 5);
-		pace.grow(1000 + 1000 * Math.cbrt(0.2 / 0.05));
+		const [first, second] = await moments(pace, 2);
+		expect(first).toBe(1000);
+		expect(second).toBeCloseTo(1000 + 1000 / 16, -1);
+		pace.grow(1000 + 2000); // back at the plateau 2 s after the pause
 		expect(pace.rate).toBeCloseTo(20, 5);
 	});
 
-	test('a request booked after the pace rose never goes before one booked earlier', () => {
+	test('requests go in the order they came, each at the rate of its moment: a rise counts at once', async () => {
+		jest.useFakeTimers({ now: 0 });
 		const pace = new Pace(0, 20, 0);
-		const early = Array.from({ length: 30 }, () => pace.book(0));
+		const order: number[] = [];
+		const stop = new Stopper();
+		const turns = Array.from({ length: 30 }, async (_, n) => {
+			await pace.turn(stop);
+			order.push(n);
+		});
+		await jest.advanceTimersByTimeAsync(990); // 16/s: 16 in the first second, 14 wait
+		expect(order).toHaveLength(16);
 		pace.grow(6000);
-		expect(pace.rate).toBeGreaterThan(40);
-		const late = pace.book(100);
-		expect(late).toBeGreaterThanOrEqual(Math.max(...early));
-		expect(early).toEqual([...early].sort((a, b) => a - b));
+		expect(pace.rate).toBeGreaterThan(50);
+		await jest.advanceTimersByTimeAsync(300); // at 50/s and more, the 14 left go within 0.3 s
+		await Promise.all(turns);
+		expect(order).toEqual([...order].sort((a, b) => a - b));
 	});
 
-	test('after an idle spell, up to half a second of the pace goes at once, and no more', () => {
+	test('after an idle spell, up to a quarter second of the pace goes at once, and the curve did not move', async () => {
+		jest.useFakeTimers({ now: 10_000 });
 		const pace = new Pace(0, 20, 0);
-		const at = Array.from({ length: 12 }, () => pace.book(10_000));
-		// 16/s: the burst holds half a second (8 intervals) besides the request due now
-		expect(at.filter((t) => t === 10_000)).toHaveLength(9);
-		expect(at[11]).toBeGreaterThan(10_000);
+		const at = await moments(pace, 7);
+		// 16/s: the burst holds a quarter second (4 intervals) besides the request due now
+		expect(at.filter((t) => t === 10_000)).toHaveLength(5);
+		expect(at[5]).toBeGreaterThan(10_000);
+		// the idle spell stood still on the curve: half a second later it is still under the plateau
+		pace.grow(10_500);
+		expect(pace.rate).toBeLessThan(20);
+	});
+
+	test('Stop takes a request out of the line at once; a new pace sends the line on', async () => {
+		jest.useFakeTimers({ now: 0 });
+		const pace = new Pace(0, 2, 0);
+		const [stopped, other] = [new Stopper(), new Stopper()];
+		const went: string[] = [];
+		const first = pace.turn(other).then(() => went.push('first'));
+		const second = pace.turn(stopped).then(() => went.push('stopped'));
+		const third = pace.turn(other).then(() => went.push('third'));
+		await first;
+		stopped.stop();
+		await second;
+		expect(went).toEqual(['first', 'stopped']);
+		// the stopped request took no moment: the third has the next; a new pace lets it go on at once
+		pace.end();
+		await third;
+		expect(Date.now()).toBe(0);
 	});
 
 	test('a stated rate (60 a minute), from the first request: never more than 60 in any minute', async () => {

@@ -75,7 +75,7 @@ export class Limiter {
 			}));
 		if (!granted) return stopped;
 		let announced = 0;
-		let slot: { at: number; pace: Pace } | undefined;
+		let paced: Pace | undefined;
 		for (;;) {
 			if (run.stop.aborted) return this.giveBack(run, stopped);
 			const now = Date.now();
@@ -99,10 +99,9 @@ export class Limiter {
 				await wait(Math.min(Math.max(paused, quota), MAX_WAIT_MS), run.stop);
 				continue;
 			}
-			if (this.pace && slot?.pace !== this.pace)
-				slot = { at: this.pace.book(now), pace: this.pace };
-			if (!slot || slot.at <= now) break;
-			await wait(slot.at - now, run.stop);
+			if (!this.pace || paced === this.pace) break;
+			paced = this.pace;
+			await paced.turn(run.stop);
 		}
 		const ticket = { sentAt: Date.now(), level: ++this.onWire, seq: ++this.sent };
 		if (this.minute.push(ticket.sentAt) > this.perMinute) this.minute.shift();
@@ -206,6 +205,7 @@ export class Limiter {
 		const span = now - (this.pace ? from : (recent[0] ?? now));
 		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, span);
 		const rate = Math.min(this.pace?.rate ?? Infinity, accepted);
+		this.pace?.end();
 		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
 	}
 

@@ -1,4 +1,5 @@
-import type { Quota, Verdict } from './types';
+import { wait } from './attempt';
+import type { Quota, Stop, Verdict } from './types';
 
 /**
  * A reset rounded up to a whole second costs up to a second per window; a service whose window resets sooner than
@@ -81,46 +82,77 @@ export class Quotas {
 	}
 }
 
-/** CUBIC's cut (the AWS SDKs' is 0.7): the plateau is what the service accepted, not what was sent, so less will do */
-const BETA = 0.8;
-/** CUBIC's scale, a share of the plateau per s³ (100/s is found as fast as 10/s): 1 s past it +5%, 2 s +40% */
-const SCALE = 0.05;
+/**
+ * CUBIC's cut (the AWS SDKs' is 0.7: the plateau is what the service accepted, not what was sent, so less will do) and
+ * scale, a share of the plateau per s³ (100/s is found as fast as 10/s): back at the plateau in 2 s, 1 s past it +2.5%
+ */
+const [BETA, SCALE] = [0.8, 0.025];
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
-/** Up to this many seconds of the pace may go at once: more would be refused by a small bucket. */
-const BURST_MS = 500;
+/** Up to this long of the pace may go at once (more would be refused by a small bucket); unused this long, it is idle */
+const [BURST_MS, IDLE_MS] = [250, 1000];
 
 /**
  * The pace of a service that refused with a 429 and announces no quota: a token bucket whose rate follows CUBIC (as
  * the AWS SDKs' adaptive mode): cut to `BETA` of the plateau a 429 sets, back along a cubic curve, then probing past.
+ * Requests wait in one line, each let go at the rate of its moment, so a rise counts at once.
  */
 export class Pace {
 	/** When the next request is due at the pace (GCRA's theoretical arrival time); a burst may go before it. */
 	private due: number;
 	rate: number;
+	private readonly line: Array<() => void> = [];
+	private ticking = false;
+	private ran = 0; // the curve's time before `from`, the end of its last idle spell
 
 	/** A 429 at `refusedAt`: the curve's plateau is `refusedRate`; it starts at BETA of it `from` the pause's end. */
 	constructor(
 		readonly refusedAt: number,
 		private readonly refusedRate: number,
-		readonly from = refusedAt,
+		public from = refusedAt,
 	) {
 		this.refusedRate = Math.max(MIN_RATE, refusedRate);
 		this.rate = Math.max(MIN_RATE, this.refusedRate * BETA);
 		this.due = from + BURST_MS;
 	}
 
-	/** Books the next moment at the pace (later bookings never go before it) and returns it. */
-	book(now: number): number {
-		const at = Math.max(now, this.due - BURST_MS);
-		this.due = Math.max(this.due, now) + 1000 / this.rate;
-		return at;
+	/** Waits in line for the request's moment at the pace; ends at Stop too, or when a new pace replaces this one. */
+	async turn(stop: Stop): Promise<void> {
+		await new Promise<void>((resolve) => {
+			const go = () => (off(), resolve());
+			const off = stop.subscribe(
+				() => (this.line.splice(this.line.indexOf(go) >>> 0, 1), resolve()),
+			);
+			this.line.push(go);
+			this.tick();
+		});
 	}
 
-	/** A healthy answer: the rate follows the cubic curve from the end of the pause. */
+	/** Hands out the moments due, first in line first; the next is an interval later, at the rate of then. */
+	private tick(): void {
+		const now = Date.now();
+		while (this.line.length && this.due - BURST_MS <= now) {
+			// unused for a while: the curve stood still (CUBIC does not grow for a sender with nothing to send)
+			if (this.due < now - IDLE_MS) [this.ran, this.from] = [this.ran + this.due - this.from, now];
+			this.due = Math.max(this.due, now) + 1000 / this.rate;
+			this.line.shift()!();
+		}
+		if (this.ticking || !this.line.length) return;
+		this.ticking = true;
+		void wait(Math.ceil(this.due - BURST_MS - now)).then(
+			() => ((this.ticking = false), this.tick()),
+		);
+	}
+
+	/** Replaced by a new pace: its line leaves at once. */
+	end(): void {
+		for (const go of this.line.splice(0)) go();
+	}
+
+	/** A healthy answer: the rate follows the cubic curve from the end of the pause, idle spells left out. */
 	grow(now: number): void {
 		const k = Math.cbrt((1 - BETA) / SCALE);
-		const t = Math.max(0, now - this.from) / 1000;
+		const t = (this.ran + Math.max(0, now - this.from)) / 1000;
 		this.rate = Math.max(MIN_RATE, this.refusedRate * (1 + SCALE * (t - k) ** 3));
 	}
 }
