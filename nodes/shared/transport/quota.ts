@@ -89,7 +89,10 @@ export class Quotas {
 const [BETA, SCALE] = [0.8, 0.025];
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
-/** Up to this long of the pace may go at once (more would be refused by a small bucket); unused this long, it is idle */
+/**
+ * Up to this long of the pace may go at once: under a small bucket's bank (often half a second of its rate) while the
+ * pace probes past the rate. Unused longer than two intervals at `MIN_RATE`, the pace was idle, not slow.
+ */
 const [BURST_MS, IDLE_MS] = [250, 1000];
 
 /**
