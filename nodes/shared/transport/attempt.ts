@@ -37,10 +37,7 @@ export class Stopper {
 /** The reason given when a wait or an attempt ends early: one shared Error, not a stack trace built per abort. */
 const ENDED = new Error('ended');
 
-/**
- * Waits `wanted` ms, or less when `stop` comes first; never rejects. The timer is n8n's `sleep` (nodes may not use
- * timers): n8n 2.x's `sleep(ms, signal)` clears it when the wait ends early; on 1.x the idle timer runs out alone.
- */
+/** Waits `wanted` ms or until `stop`, never rejects; n8n's `sleep` (no timers in nodes), on 2.x cleared at `stop` */
 export async function wait(wanted: number, stop?: Stop): Promise<void> {
 	if (!(wanted > 0)) return;
 	const ms = Math.min(wanted, 2 ** 31 - 1); // a longer Node.js timer fires at once
@@ -88,10 +85,7 @@ const ABORTED = Symbol('aborted');
 /** What n8n's helper returns with returnFullResponse and a stream body. */
 type WireAnswer = { statusCode: number; headers?: IDataObject; body?: unknown };
 
-/**
- * One attempt, bounded in time and size: resolves to the answer or to what went wrong, never rejects. Its deadline
- * reaches n8n's HTTP client through `abortSignal` where n8n passes it on; else a late answer is thrown away.
- */
+/** One attempt, bounded in time and size: the answer or what went wrong, never a rejection; a late answer is dropped */
 export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawResponse | Failure> {
 	const controller = new AbortController();
 	// the attempt's end as seen here (lighter than listening on the signal, which is for n8n's client)
@@ -137,8 +131,7 @@ export async function attempt(send: Sender, spec: AttemptSpec): Promise<RawRespo
 				return abortReason();
 			}
 			if ('kind' in answer) return answer;
-			const status = answer.statusCode;
-			const headers = answer.headers ?? {};
+			const { statusCode: status, headers = {} } = answer;
 			const location = header(headers, 'location');
 			const next =
 				location && origin && redirectTarget(status, location, { url, method, hop, seen, origin });
@@ -232,10 +225,7 @@ function tooLarge(limit: number): Failure {
 	return { kind: 'tooLarge', code: 'ETOOLARGE', sent: true, limit };
 }
 
-/**
- * Reads a body, counting decoded bytes (n8n inflates gzip/deflate/br first): past `limit` it stops at once (`tooLarge`,
- * or with `cutOff` the first `limit` bytes), so an answer that inflates to gigabytes takes at most `limit` of memory.
- */
+/** Reads a body by decoded bytes; past `limit` it stops at once (`tooLarge`, or with `cutOff` the first `limit`) */
 async function readBody(
 	body: unknown,
 	limit: number,

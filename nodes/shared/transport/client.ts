@@ -93,10 +93,7 @@ function testHost(ctx: ICredentialTestFunctions, credential: ICredentialsDecrypt
 	};
 }
 
-/**
- * The one road to the services: nodes, editor lists and the credential Test each make their requests here, so the
- * origin rules, the key's redaction, the bounds and the shared limiter apply to all of them.
- */
+/** The one road to the services for nodes, editor lists and the credential Test: every guard applies to all */
 export class TriptychClient {
 	private credentials?: Promise<ICredentialDataDecryptedObject>;
 	private apiKey = '';
@@ -259,17 +256,16 @@ export class TriptychClient {
 
 /** A limiter nobody used for this long is forgotten; at most this many are kept. */
 const [IDLE_MS, MAX_LIMITERS] = [15 * 60_000, 256];
-const limiters = Limiter.all;
 
 /** The limiter of a service in this process; unused ones are forgotten (no timer), the least recently used first. */
 export function limiterFor(key: string, perMinute?: number): Limiter {
 	const now = Date.now();
-	for (const [k, l] of limiters)
-		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) limiters.delete(k);
-	const limiter = limiters.get(key) ?? new Limiter(perMinute);
-	limiters.delete(key);
+	for (const [k, l] of Limiter.all)
+		if (l.inFlight === 0 && now - l.usedAt > IDLE_MS) Limiter.all.delete(k);
+	const limiter = Limiter.all.get(key) ?? new Limiter(perMinute);
+	Limiter.all.delete(key);
 	limiter.usedAt = now;
-	limiters.set(key, limiter);
-	if (limiters.size > MAX_LIMITERS) limiters.delete(limiters.keys().next().value!);
+	Limiter.all.set(key, limiter);
+	if (Limiter.all.size > MAX_LIMITERS) Limiter.all.delete(Limiter.all.keys().next().value!);
 	return limiter;
 }

@@ -4,15 +4,13 @@ import type { Quota, Run, Ticket, Turn, Verdict } from './types';
 
 /**
  * When a request to a service may go. One limiter per service (origin, and credential when it gets the key) in the
- * n8n process, shared by every run that calls it, so a run starts where the last left off. A request meets, in order:
- * 1. its run's own Concurrency cap and Stop, and **fair turns**: free slots go to the waiting runs one after another;
- * 2. the **in-flight allowance**: one, doubled per `RAMP_MS` the process waits idle past `RAMP_AFTER_MS` for the first
- *    answer, which grows it further as a round does; then at least `START`, doubled per `DOUBLING_MS` a round of
- *    healthy answers kept the process waiting; a 503, 504 or timeout sets it just under the lowest level its wave of
- *    refusals went at (halved when refused again below it), held `HOLD_MS`;
+ * n8n process, shared by every run that calls it. A request meets, in order:
+ * 1. its run's Concurrency and Stop, with **fair turns**: free slots go to the waiting runs one after another;
+ * 2. the **in-flight allowance**: ramped up while the process waits idle for the first answer, grown per round of
+ *    healthy answers that kept it waiting (`grow`), set under the level a 503, 504 or timeout refused (`cut`);
  * 3. the **shared pause** a 429 or a `Retry-After` asks for, capped at `MAX_WAIT_MS`;
  * 4. the **quota** its headers announce (quota.ts), or the requests a minute its style states;
- * 5. without quota headers, after a 429, the **pace** (quota.ts): a token bucket whose rate follows CUBIC.
+ * 5. without quota headers, after a 429, the **pace** (quota.ts).
  */
 
 /** A service refusal waited for, or a quota reset announced, is honoured for at most this long per request. */
@@ -56,10 +54,7 @@ export class Limiter {
 
 	constructor(private readonly perMinute = 0) {} // the requests a minute the service states (0: none)
 
-	/**
-	 * A slot (give it back with `release`, once) at the moment the pause, the quota and the pace allow; not `ok` at Stop,
-	 * or when the pause outlasts `budgetMs` or the quota's reset `announcedMs` (nothing is then taken).
-	 */
+	/** A slot (`release` it once) when pause, quota and pace allow; none at Stop, or past `budgetMs`/`announcedMs` */
 	async acquire(run: Run, budgetMs: number, announcedMs: number): Promise<Turn> {
 		const stopped: Turn = { ok: false, why: 'stopped', waitMs: 0 };
 		if (run.stop.aborted) return stopped;
@@ -119,8 +114,6 @@ export class Limiter {
 		this.onWire = Math.max(0, this.onWire - 1);
 		this.usedAt = now;
 		this.quota.answered(verdict, heard.quota, { seq: ticket.seq, sent: this.sent, now });
-		if (verdict === 'ok') this.accepted.push(now);
-		if (this.accepted.length > MOST * 4) this.accepted.splice(0, MOST * 2);
 		if (heard.pauseMs)
 			this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(heard.pauseMs, MAX_WAIT_MS));
 		if (verdict === 'rateLimited' && !heard.quota) this.refused(ticket, now);
@@ -134,8 +127,7 @@ export class Limiter {
 	/** A run stopped: its waiting requests leave the line at once. */
 	leave(run: Run): void {
 		for (const resolve of run.queue.splice(0)) resolve(false);
-		const at = this.waiting.indexOf(run);
-		if (at >= 0) this.waiting.splice(at, 1);
+		this.waiting.splice(this.waiting.indexOf(run) >>> 0, 1);
 		this.wake();
 	}
 
@@ -194,10 +186,7 @@ export class Limiter {
 		}
 	}
 
-	/**
-	 * A 429 without quota headers, the first of its wave: the plateau is what the service accepted since the pace's
-	 * pause (a bucket's bank, drained by probing, counts little), never above the pace refused; it starts below.
-	 */
+	/** The first 429 of a wave, without quota headers: the pace's plateau is what was accepted since its pause */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const from = this.pace?.from ?? now - RATE_WINDOW_MS;
@@ -225,12 +214,10 @@ export class Limiter {
 		return !again && ticket.level > 1;
 	}
 
-	/**
-	 * A healthy answer: the pace follows its cubic curve; at the end of a round (an allowance's worth of answers) in
-	 * which requests waited, the allowance grows unless the answers came slower than queueing allows.
-	 */
+	/** A healthy answer: the pace grows; a round (an allowance of answers) in which requests waited grows the allowance */
 	private grow(ticket: Ticket, now: number, ramped: number): void {
 		this.pace?.grow(now);
+		if (this.accepted.push(now) > MOST * 4) this.accepted.splice(0, MOST * 2);
 		const took = now - ticket.sentAt;
 		this.round.took += took;
 		this.round.quickest = Math.min(this.round.quickest, took);
@@ -257,9 +244,8 @@ export class Limiter {
 /** How busy the process has been, where Node.js tells it */
 type Loop = { idle: number; active: number; utilization: number };
 const clock = performance as unknown as { eventLoopUtilization?: (since?: Loop) => Loop };
-const loop = () => clock.eventLoopUtilization?.();
 const newRound = () => ({ answers: 0, full: false, took: 0, quickest: Infinity, ...started() });
-const started = () => ({ at: Date.now(), loop: loop() });
+const started = () => ({ at: Date.now(), loop: clock.eventLoopUtilization?.() });
 
 /** What an answer said: status (0: none came), the pause it asks of every request, the quota announced. */
 export type Heard = { status: number; timedOut?: boolean; pauseMs?: number; quota?: Quota };

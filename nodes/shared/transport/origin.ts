@@ -25,10 +25,7 @@ export function webAddress(text: string, base?: string): URL | undefined {
 
 const bare = (raw: unknown) => `${raw ?? ''}`.trim().replace(/\/+$/, '');
 
-/**
- * A service as the credential sets it: its base address (no trailing slash), its origin and whether the key goes
- * there; or what is wrong (message, fix), said once for the nodes, the pickers and the Test.
- */
+/** A service as the credential sets it (base address, origin, whether the key goes there), or what is wrong */
 export function targetOf(
 	credentials: IDataObject,
 	service: Service,
@@ -40,10 +37,7 @@ export function targetOf(
 	return problem ? [problem, ''] : { ...base, keyed };
 }
 
-/**
- * A service's base address as typed in the credentials, checked. A login in it would replace the key with Basic
- * auth; a query string or fragment would swallow the paths added to it.
- */
+/** The base address, checked: a login would replace the key with Basic auth; ? or # would swallow added paths */
 function baseOf(credentials: IDataObject, service: Service): Base | [string, string] {
 	const { field, label } = SERVICES[service];
 	const text = String(credentials[field] ?? '').trim();
@@ -146,10 +140,7 @@ const MAX_REDIRECTS = 5;
 
 type Hop = Pick<AttemptSpec, 'url' | 'method'> & { origin: string; hop: number; seen: Set<string> };
 
-/**
- * Where an answer with a Location sends the request (`undefined`: it is no redirect): followed only on `origin`, the
- * Location resolved as browsers do (relative to the address that answered); `seen` gets the addresses visited.
- */
+/** Where a redirect goes (`undefined`: none): only on `origin`, resolved against the address that answered */
 export function redirectTarget(status: number, to: string, at: Hop): Hop | Failure | undefined {
 	if (!REDIRECT_STATUS.has(status)) return undefined;
 	const next = webAddress(to, at.url);
@@ -169,10 +160,7 @@ export function redirectTarget(status: number, to: string, at: Hop): Hop | Failu
 	return { ...at, url: location, method: method! };
 }
 
-/**
- * What a redirect turns the request into. 301/302 turn a POST into nothing (`undefined`): following it as a GET, as
- * browsers do, would drop the payload and fire nothing, so the node says where the service moved instead.
- */
+/** The method after a redirect; none for a POST on 301/302: as a GET it would drop the payload and fire nothing */
 function redirectedMethod(status: number, method: IHttpRequestMethods) {
 	if (status === 307 || status === 308) return method;
 	if (status === 303) return method === 'HEAD' ? 'HEAD' : 'GET';

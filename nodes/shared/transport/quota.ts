@@ -1,18 +1,12 @@
 import { wait } from './attempt';
 import type { Quota, Stop, Verdict } from './types';
 
-/**
- * A reset rounded up to a whole second costs up to a second per window; a service whose window resets sooner than
- * this is asked once, before the reset, whether it gives requests back as it goes (a token bucket) or at the reset.
- */
+/** A reset rounded up to a second costs a second a window: one resetting sooner is asked if it refills as it goes */
 const PROBE_WITHIN_MS = 5000;
 
 type Answer = { seq: number; sent: number; now: number };
 type Told = { left: number; seq: number; at: number };
-/**
- * The quota a service announces, counted forward (requests sent after the answer that told it count against it):
- * while none is left, a request waits for the reset, or for a token bucket's refill, counted from below.
- */
+/** The quota a service announces, counted forward: with none left, a request waits for the reset or the refill */
 export class Quotas {
 	/** The quota the last answer told, counted forward; `resetAt` undefined: a new window not told yet */
 	private told?: Omit<Quota, 'resetAt'> & { resetAt?: number } & Told;
@@ -22,10 +16,7 @@ export class Quotas {
 	private base?: { at: number; remaining: number; seq: number };
 	private probe = 0;
 
-	/**
-	 * The answer to request `seq` of the `sent` so far, at `now`, and its quota (without one, the service stopped
-	 * saying). A 429 to the probe: the service counts in windows; any other 429: the refill was counted too high.
-	 */
+	/** The answer to request `seq` of `sent` and its quota; a 429 to the probe: windows; else the refill is too high */
 	answered(verdict: Verdict, quota: Quota | undefined, { seq, sent, now }: Answer): void {
 		if (verdict === 'rateLimited') [this.refill, this.base] = [0, undefined];
 		if (seq === this.probe && this.kind === 'probing')
@@ -48,10 +39,7 @@ export class Quotas {
 		if (this.kind === 'probing' && !this.probe) this.probe = seq;
 	}
 
-	/**
-	 * How long the quota holds a request back (Infinity: until the next answer tells when a new window ends). With
-	 * nothing on its way, one request goes to learn a new window, so no wait is for an answer that cannot come.
-	 */
+	/** How long the quota holds a request (Infinity: until an answer tells the new window; none on the way: one goes) */
 	delay(now: number, onWire: number): number {
 		const quota = this.told;
 		if (!quota) return 0;
@@ -82,23 +70,16 @@ export class Quotas {
 	}
 }
 
-/**
- * CUBIC's cut (the AWS SDKs' is 0.7: the plateau is what the service accepted, not what was sent, so less will do) and
- * scale, a share of the plateau per s³ (100/s is found as fast as 10/s): back at the plateau in 2 s, 1 s past it +2.5%
- */
+/** CUBIC's cut (AWS: 0.7; our plateau is what was accepted) and scale per s³: the plateau in 2 s, +2.5% a second on */
 const [BETA, SCALE] = [0.8, 0.025];
 /** The lowest pace (per second): a request refused ten times by a service that accepts nothing ends in seconds. */
 const MIN_RATE = 2;
-/**
- * Up to this long of the pace may go at once: under a small bucket's bank (often half a second of its rate) while the
- * pace probes past the rate. Unused longer than two intervals at `MIN_RATE`, the pace was idle, not slow.
- */
+/** A burst: under a small bucket's bank (often half a second's rate); idle: unused past two intervals at `MIN_RATE` */
 const [BURST_MS, IDLE_MS] = [250, 1000];
 
 /**
- * The pace of a service that refused with a 429 and announces no quota: a token bucket whose rate follows CUBIC (as
- * the AWS SDKs' adaptive mode): cut to `BETA` of the plateau a 429 sets, back along a cubic curve, then probing past.
- * Requests wait in one line, each let go at the rate of its moment, so a rise counts at once.
+ * The pace after a 429 from a service that announces no quota: a token bucket whose rate follows CUBIC (as the AWS
+ * SDKs' adaptive mode). Requests wait in one line, each let go at the rate of its moment.
  */
 export class Pace {
 	/** When the next request is due at the pace (GCRA's theoretical arrival time); a burst may go before it. */
@@ -148,9 +129,7 @@ export class Pace {
 	}
 
 	/** Replaced by a new pace: its line leaves at once. */
-	end(): void {
-		for (const go of this.line.splice(0)) go();
-	}
+	end = () => this.line.splice(0).forEach((go) => go());
 
 	/** A healthy answer: the rate follows the cubic curve from the end of the pause, idle spells left out. */
 	grow(now: number): void {

@@ -11,10 +11,7 @@ const KEY_PIECE = 8;
 export const cut = (text: string, length = MAX_TEXT): string => text.slice(0, length);
 type Redact = (text: string) => string;
 
-/**
- * Removes the API key from text, any piece of it too (a cut may have left part), and `apikey=` values and Bearer
- * tokens; keys under 4 characters are left, they would mangle the text.
- */
+/** Removes the key and any piece of it (a cut may leave part), `apikey=` values, Bearer tokens; keys < 4 chars stay */
 export function redactKey(text: string, apiKey: string): string {
 	let out = text;
 	const key = apiKey.length >= 4 ? formsOf(apiKey) : undefined;
@@ -62,9 +59,8 @@ function mayHold(text: string, { forms, pieces, units }: NonNullable<typeof know
 }
 
 /**
- * An answer's data with the key removed, walked only when its JSON text (`json`: the body as it came) may hold the key
- * or a credential: a key that JSON writes as it is (no quote, backslash or control character) shows there whole,
- * unless the service wrote characters as escapes.
+ * The data with the key removed, walked only when its JSON text may hold the key or a credential: a key JSON writes as
+ * it is (no quote, backslash or control character) shows there whole, unless the service escaped characters.
  */
 export function redactData<T>(data: T, apiKey: string, json: string): T {
 	const plain =
@@ -89,10 +85,7 @@ function removePieces(text: string, form: string, piece: string): string {
 	return out + text.slice(from);
 }
 
-/**
- * Every text in a value (an error's details, an output item) with the key removed, keys of objects too. It walks
- * without recursion: a service's JSON may nest deeper than the call stack.
- */
+/** Every text in a value, object keys too, with the key removed; no recursion: JSON may nest past the call stack */
 export function redactAll<T>(value: T, redact: Redact): T {
 	const root: Record<string, unknown> = { value };
 	const todo: Array<[Record<string, unknown>, string]> = [[root, 'value']];
@@ -122,10 +115,7 @@ export function shown(text: string, redact: Redact, length = EXCERPT_LENGTH, pag
 	return redact(title ? excerpt(title, 80) : excerpt(safe, length));
 }
 
-/**
- * A short excerpt for n8n's error panel: tags dropped, a phrase repeated back to back said once (error pages repeat
- * their title as a heading), no word past `LONGEST_WORD` (the panel must wrap).
- */
+/** An excerpt for n8n's error panel: no tags, no phrase twice in a row, no word past `LONGEST_WORD` (it must wrap) */
 export function excerpt(text: string, length = EXCERPT_LENGTH): string {
 	const plain = cut(text)
 		.replace(/<(script|style)[^>]{0,200}>[^]{0,4096}?<\/\1>/gi, ' ')

@@ -4,9 +4,8 @@ import { cut } from './redaction';
 import type { ApiRequest, Failure, Quota, RawResponse, RequestSettings, Run, Turn } from './types';
 
 /**
- * The retry policy, said once (option texts and the docs are built from or checked against these). Retried: 429 (the
- * service did not act on it); 502/503/504 and failures on the wire when repeatable or surely not sent. A 429 counts
- * apart from Max Attempts. Waits: backoff, or as long as `Retry-After` asks, within Max Retry Wait.
+ * The retry policy, said once (option texts and docs are checked against it): 429s, apart from Max Attempts; 502,
+ * 503, 504 and wire failures when repeatable or surely not sent; after backoff or `Retry-After`, within Max Retry Wait.
  */
 const RETRY_STATUSES = [429, 502, 503, 504];
 /** 429s one request may get before it gives up: a service that keeps refusing is not asked forever. */
@@ -180,10 +179,7 @@ function member(value: string | undefined, name?: string): Record<string, string
 	return undefined;
 }
 
-/**
- * The quota a service announces: the IETF draft's `RateLimit` with `RateLimit-Policy`, `RateLimit-*` or `X-RateLimit-*`
- * (a reset of 1e9 or more is in epoch seconds). Malformed or contradictory values are ignored, as the draft asks.
- */
+/** The quota announced in the draft's `RateLimit` (+ `-Policy`), `RateLimit-*` or `X-RateLimit-*`; bad ones ignored */
 export function readQuota(get: (name: string) => string | undefined, now = Date.now()) {
 	// values are cut before the patterns run; numbers past what a quota or a time can be are not believed
 	const number = (pattern: RegExp, v = '') =>
