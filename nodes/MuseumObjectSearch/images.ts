@@ -135,8 +135,7 @@ async function downloadImage(
 		const fix = 'Only http:// and https:// images can be downloaded.';
 		throw fail(`the address uses ${address.protocol}`, fix);
 	}
-	const limits = { ...settings, maxResponseBytes: maxBytes };
-	const outcome = await client.download(address.toString(), limits);
+	const outcome = await client.download(address.href, { ...settings, maxResponseBytes: maxBytes });
 	if ('failure' in outcome) {
 		const { failure, gaveUp } = outcome;
 		const wording = { what: 'the image host', timeout: settings.timeout, maxBytes };
@@ -165,9 +164,8 @@ async function downloadImage(
 }
 
 /**
- * Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only, as do
- * those whose image host refuses the download (403, counted in `budget.refused`) or no longer has it (404 or 410,
- * as Cleveland's CDN answers now and then: `budget.missing`).
+ * Download Images: up to Max Images per run (`budget` is the run's). Objects past it keep their data only, as do those
+ * whose image host refuses (403: `refused`) or lacks the image (404 or 410, as Cleveland's CDN now and then: `missing`).
  */
 export async function attachImages(
 	call: Call,
@@ -184,20 +182,15 @@ export async function attachImages(
 	await pool(jobs.length, client.maxInFlight('images'), async (j) => {
 		const n = jobs[j];
 		const image = found[n].image!;
-		let failure: unknown;
-		try {
-			const binary = await downloadImage(call, image, maxBytes);
-			items[n] = { json: items[n].json, binary: { [property]: binary } };
-			return;
-		} catch (error) {
-			failure = error;
-		}
-		const status = (failure as NodeApiError).httpCode;
-		if (status === '403') return void budget.refused++;
-		if (status === '404' || status === '410') return void budget.missing++;
-		if (!ctx.continueOnFail()) throw failure;
-		const objectId = (image.objectId ?? null) as JsonObject[string];
-		items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });
+		const binary = await downloadImage(call, image, maxBytes).catch((failure: unknown) => {
+			const status = (failure as NodeApiError).httpCode;
+			if (status === '403') return void budget.refused++;
+			if (status === '404' || status === '410') return void budget.missing++;
+			if (!ctx.continueOnFail()) throw failure;
+			const objectId = (image.objectId ?? null) as JsonObject[string];
+			items[n] = errorItem(failure, i, { objectId, imageUrl: image.url });
+		});
+		if (binary) items[n] = { json: items[n].json, binary: { [property]: binary } };
 	});
 	return items;
 }

@@ -11,10 +11,7 @@ import { answerError, decoded, museumGet } from '../records';
 
 /** An object ID as it goes in the path: no separator, not `.` or `..` (a path step), not longer than any museum's */
 const ID = /^(?!\.+$)[^/\s?#]{1,100}$/;
-/**
- * An object page or API address: Harvard's …/collections/object/{id} ({Museum URL}/object/{id}), AIC's
- * …/artworks/{id} (a title slug after it), Cleveland's …/art/{accession number}
- */
+/** An object's address: Harvard's …/object/{id}, AIC's …/artworks/{id}[/slug], Cleveland's …/art/{accession number} */
 const OBJECT_PATH = /\/(?:object|artworks|art)\/([^/\s?#]+)(?:\/[^/\s?#]*)?$/;
 
 export const getFields: INodeProperties[] = [
@@ -97,19 +94,12 @@ export function checkObjectId(ctx: IExecuteFunctions, id: string, style: StyleEn
 export async function getObject({ ctx, client, settings, style, map, i }: Call, id: string) {
 	const museum = museumOf(style);
 	const path = museum.object.replace('{id}', encodeURIComponent(id));
-	let data: unknown;
-	let failure: unknown;
-	try {
-		data = await museumGet(client, { path }, settings, i);
-	} catch (error) {
-		failure = error;
-	}
-	if (failure instanceof NodeApiError && failure.httpCode === '404') {
+	const data = await museumGet(client, { path }, settings, i).catch((error: unknown) => {
+		if (!(error instanceof NodeApiError) || error.httpCode !== '404') throw error;
 		const message = `The museum service has no object with the ID "${id}"`;
 		const fix = 'Check the ID, or pick the object from the list. It was not retried.';
 		throw answerError(ctx.getNode(), 'object not found', message, fix, i, '404');
-	}
-	if (failure) throw failure;
+	});
 	const one = museum.one(data);
 	if (one) return [map(one.record, one.context)];
 	const message = `The museum service answered with ${describeValue(data)} where the record of object "${id}" was expected`;
