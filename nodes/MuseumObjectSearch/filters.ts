@@ -7,13 +7,9 @@ import { isPlainObject } from '../shared/values';
 /** Harvard's `colors[].hue` names */
 const HUES = 'Black Blue Brown Green Grey Orange Red Violet White Yellow'.split(' ');
 
-/** The Color filter's value: hex colours (lower-case `#rrggbb`) and hue names. */
 export type Colors = Record<'hexes' | 'hues', string[]>;
 
-/**
- * A filter, defined once: its field, its parameter (Harvard's name; none: only for museums that name their own, see
- * museums.ts) and the check of its value (`{}`: none).
- */
+/** A filter, defined once: its field, its parameter (Harvard's name; none: only museums naming their own have it). */
 export interface Filter {
 	key: string;
 	label: string;
@@ -29,11 +25,15 @@ const usual = (name: string) =>
 const OPEN_ONLY =
 	'For the Art Institute of Chicago and Cleveland Museum of Art APIs, in their own terms; the others have no such filter.';
 
-/** A year, BCE negative, for the open museums' date filters. */
-const year = (key: string, label: string, description: string): Filter => ({
+/** A year, BCE negative, for the open museums' date filters: works made in it or `when`. */
+const year = (key: string, label: string, when: string): Filter => ({
 	key,
 	label,
-	field: { type: 'number', default: 1900, description: `${description} ${OPEN_ONLY}` },
+	field: {
+		type: 'number',
+		default: 1900,
+		description: `Only works made in this year or ${when} (BCE: negative). ${OPEN_ONLY}`,
+	},
 	read: (ctx, value, i) =>
 		value === undefined || value === ''
 			? {}
@@ -134,12 +134,8 @@ export const FILTERS: Filter[] = [
 		'departments',
 		false,
 	),
-	year('createdAfter', 'Created After', 'Only works made in this year or later (BCE: negative).'),
-	year(
-		'createdBefore',
-		'Created Before',
-		'Only works made in this year or earlier (BCE: negative).',
-	),
+	year('createdAfter', 'Created After', 'later'),
+	year('createdBefore', 'Created Before', 'earlier'),
 	{
 		key: 'publicDomainOnly',
 		label: 'Public Domain Only',
@@ -179,18 +175,17 @@ export function colorQuery(
 	{ hexes, hues }: Colors,
 	i: number,
 	{ palette }: StyleEntry,
-): { color?: string; q?: string } {
+) {
 	if (hues.length && !palette) {
 		const problem = `has the hue name ${show(hues[0])}, which this museum service cannot search`;
 		const fix = 'Hue names work with the Harvard Art Museums API style; pick a colour instead.';
 		throw fieldError(ctx, '"Color"', i, problem, fix);
 	}
 	const sent = hexes.map((hex) => (palette ? snapToPalette(hex, palette) : hex));
+	const hue = hues.length === 1 ? hues[0] : `(${hues.join(' OR ')})`;
 	return {
-		...(sent.length ? { color: [...new Set(sent)].join('|') } : {}),
-		...(hues.length && palette
-			? { q: `${palette.hueField}:${hues.length === 1 ? hues[0] : `(${hues.join(' OR ')})`}` }
-			: {}),
+		color: sent.length ? [...new Set(sent)].join('|') : undefined,
+		q: hues.length && palette ? `${palette.hueField}:${hue}` : undefined,
 	};
 }
 
