@@ -23,8 +23,6 @@ import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 const MAX_PAGE_SIZE = 100;
 /** Pages asked for at once: enough to hide a distant service's latency, few enough to hold little out of order */
 const PAGES_AT_ONCE = 16;
-/** Names the node always sends itself: Additional Query Parameters may not use them. */
-const PAGER_PARAMETERS = ['limit', 'size', 'page'];
 
 function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
 	const names = new Map<Filter, string>();
@@ -42,8 +40,6 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 	return names;
 }
 
-type Read = ReturnType<Filter['read']>;
-
 /** A search, checked; its parameters depend on the museum's style and are worked out by `searchQuery`. */
 export function readSearchPlan(
 	ctx: IExecuteFunctions,
@@ -53,7 +49,7 @@ export function readSearchPlan(
 ) {
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const given = ctx.getNodeParameter('filters', i, {}) as IDataObject;
-	const filters: Array<{ filter: Filter } & Read> = [];
+	const filters: Array<{ filter: Filter } & ReturnType<Filter['read']>> = [];
 	for (const filter of FILTERS) {
 		const read = filter.read(ctx, given[filter.key], i);
 		if (read.value !== undefined || read.colors) filters.push({ filter, ...read });
@@ -86,10 +82,9 @@ export function readSearchPlan(
 type SearchPlan = ReturnType<typeof readSearchPlan>;
 
 /** `query[bool][filter][0][term][is_public_domain]=true`: AIC's clauses as PHP reads a query string. */
-function brackets(value: unknown, key: string, out: IDataObject): IDataObject {
-	if (typeof value !== 'object' || value === null) out[key] = String(value);
-	else for (const [k, v] of Object.entries(value)) brackets(v, `${key}[${k}]`, out);
-	return out;
+function brackets(value: unknown, key: string, put: (name: string, value: string) => void) {
+	if (typeof value !== 'object' || value === null) put(key, String(value));
+	else for (const [k, v] of Object.entries(value)) brackets(v, `${key}[${k}]`, put);
 }
 
 /** The search's query parameters in the museum's own terms; what it cannot honour is refused, before any request. */
@@ -104,7 +99,7 @@ export function searchQuery(
 	// Who sends each parameter name, to refuse clashes instead of silently replacing a value.
 	const pager = museum.filters
 		? [style.pageSize ?? 'limit', museum.search.skip ? 'skip' : 'page']
-		: PAGER_PARAMETERS;
+		: ['limit', 'size', 'page'];
 	const owners = new Map(pager.map((name) => [name, 'the pager (Limit, Page)']));
 	const claim = (name: string, owner: string, value?: string) => {
 		const taken = owners.get(name);
@@ -139,8 +134,7 @@ export function searchQuery(
 		} else claim(search.filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
 	// AIC's clauses as query parameters (no clause: none)
-	const dsl = brackets({ bool: { filter: clauses } }, 'query', {});
-	for (const [name, v] of Object.entries(dsl)) claim(name, 'Filters', String(v));
+	brackets({ bool: { filter: clauses } }, 'query', (name, v) => claim(name, 'Filters', v));
 
 	const options: Array<[string, string, unknown]> = [
 		['sort', 'Sort', search.sort],
@@ -233,9 +227,8 @@ export async function searchObjects(
 		`Triptych: museum search of item ${i} fetched ${requests} page${requests === 1 ? '' : 's'} and ${items.length} records${duplicates ? `, dropped ${duplicates} repeated on later pages` : ''}`,
 		{ itemIndex: i, pages: requests, duplicates },
 	);
-	if (items.length < limit) return items;
-	const left = Math.min(wanted, total === undefined ? wanted : total - skipped) - items.length;
-	if (!(left > 0) || !Number.isFinite(left)) return items;
+	const left = Math.min(wanted, (total ?? Infinity) - skipped) - items.length;
+	if (items.length < limit || !(left > 0) || !Number.isFinite(left)) return items;
 	const which = limit === room ? cut.results : cut.pages;
 	which.searches++;
 	which.left += left;
