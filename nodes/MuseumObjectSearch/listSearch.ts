@@ -22,19 +22,15 @@ const SETTINGS = {
 };
 const PAGE_SIZE = 100;
 const OBJECTS_PAGE_SIZE = 20;
-/**
- * Pages read to filter a list by what was typed (the editor asks for no further page while a filter is typed): 1,000
- * names, three times Harvard's longest list (about 300 periods), and a bound on how long the editor waits.
- */
+/** Pages searched for typed text: 1,000 names (3× Harvard's longest list, ~300 periods), and a bounded wait */
 const MAX_FILTERED_PAGES = 10;
 
 type Ctx = ILoadOptionsFunctions;
 type Entry = (record: IDataObject, context?: IDataObject) => INodeListSearchItems | undefined;
 
 /**
- * The museum as the editor reaches it, on the nodes' road (origin rules, the key redacted, the limiter). `listPage`:
- * GET {Museum URL}{path}, cut to the `size` asked for (the editor's dropdown renders every entry). An entry keeps its
- * link only when that is a web address: the editor opens it as it is.
+ * The museum as the editor reaches it, through the nodes' client (origin rules, key redacted, limiter). `listPage`:
+ * GET {Museum URL}{path}, cut to `size` (the editor's dropdown renders every entry).
  */
 async function editorMuseum(ctx: Ctx) {
 	const client = TriptychClient.forEditor(ctx);
@@ -50,13 +46,8 @@ async function editorMuseum(ctx: Ctx) {
 		const read = museum.read(await museumGet(client, { path, qs }, SETTINGS, 0));
 		if (typeof read === 'string')
 			throw new NodeOperationError(ctx.getNode(), `The museum service sent ${read} for ${path}`);
-		const entries = read.records.slice(0, size).flatMap((record) => {
-			const made = isPlainObject(record) ? entry(record, read.context) : undefined;
-			if (!made) return [];
-			const { url, ...rest } = made;
-			const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
-			return [link ? { ...rest, url: link } : rest];
-		});
+		const made = (record: unknown) => (isPlainObject(record) && entry(record, read.context)) || [];
+		const entries = read.records.slice(0, size).flatMap(made);
 		// an empty page ends the list, whatever link it carries: else the editor asks page after page
 		const pages = read.pages ?? Math.ceil((read.total ?? 0) / size);
 		const more = read.records.length > 0 && (typeof read.next === 'string' || pages > page);
@@ -71,10 +62,7 @@ const pageOf = (token: unknown) =>
 
 const byName = (a: INodeListSearchItems, b: INodeListSearchItems) => a.name.localeCompare(b.name);
 
-/**
- * A filter's list, filtered by what was typed: the museum's own (see museums.ts), or Harvard's where the style's entry
- * says the service keeps them. Each entry's value is what the filter sends, so a picked entry filters.
- */
+/** A filter's list, filtered by what was typed: the museum's own or Harvard's; an entry's value is what it sends. */
 const termList = (key: 'classification' | 'period' | 'department') =>
 	async function (this: Ctx, filter?: string, token?: string): Promise<INodeListSearchResult> {
 		const wanted = typeof filter === 'string' ? filter.trim().toLowerCase() : '';
@@ -127,17 +115,19 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
 		const about = [artist, date].filter((part) => typeof part === 'string' && part);
 		const name = typeof title === 'string' && title ? title : `Object ${id}`;
+		// the editor opens the link as it is: only a web address is kept
+		const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
 		return {
 			name: about.length ? `${name} – ${about.join(', ')}` : name,
 			value: String(id),
-			url: typeof url === 'string' ? url : undefined,
+			...(link ? { url: link } : {}),
 		};
 	};
 	const page = pageOf(token);
 	const qs = {
 		...(q ? { q } : {}),
 		...pageQuery(style, page, OBJECTS_PAGE_SIZE),
-		...(museum.pick ? { fields: museum.pick } : {}),
+		fields: museum.pick,
 	};
 	const read = await listPage(museum.search.path, qs, page, OBJECTS_PAGE_SIZE, entry);
 	return { results: read.entries, ...(read.more ? { paginationToken: String(page + 1) } : {}) };

@@ -10,10 +10,7 @@ import type { ImageAt, Page } from './types';
 
 /** A filter's value in the service's terms: query parameters, or (AIC) one Elasticsearch clause */
 type Encode = (value: string) => IDataObject;
-/**
- * A filter's list for the editor: names kept as constants (no request), or GET {path} pages, each record's `shows`
- * field shown and the first of its `sends` fields sent (none: the name shown); `maxResults`: a search's depth
- */
+/** An editor list: names, or GET {path} pages, a record showing `shows` and sending its first `sends` (or the name) */
 export type List =
 	| string[]
 	| { path: string; shows: string; sends?: string[]; qs?: IDataObject; maxResults?: number };
@@ -39,8 +36,8 @@ export interface Museum {
 	filters?: Record<string, Encode>;
 	/** Filters go as AIC's `query[bool][filter][n]…` clauses */
 	dsl?: boolean;
-	/** The fields a picker's entry needs, when the service sends fewer without `fields=` or far more */
-	pick?: string;
+	/** The fields a picker's entry needs (the service sends fewer without `fields=`, or far more) */
+	pick: string;
 	/** Search options the service honours besides Fields (Harvard's: all) */
 	options?: string[];
 	/** The editor's lists, by filter key, in the values the filter sends */
@@ -161,9 +158,7 @@ const AIC: Museum = {
 	},
 };
 
-function term(field: string, value: string) {
-	return { term: { [field]: value } };
-}
+const term = (field: string, value: string) => ({ term: { [field]: value } });
 const HAS_IMAGE = { exists: { field: 'image_id' } };
 
 // ------------------------------------------------------------------------------------------------ Cleveland
@@ -256,10 +251,7 @@ const HARVARD: Museum = {
 	options: ['sort', 'sortOrder', 'filterNames'],
 };
 
-/**
- * Harvard's lists, for a style whose entry says the service keeps them: a classification goes as its ID (Harvard
- * matches it more reliably than a name), a period as its name (the form Harvard documents).
- */
+/** Harvard's lists: a classification goes as its ID (matched more reliably), a period as its name (as documented). */
 export const HARVARD_LISTS: Record<string, List> = {
 	classification: {
 		path: '/classification',
@@ -270,13 +262,11 @@ export const HARVARD_LISTS: Record<string, List> = {
 	period: { path: '/period', shows: 'name', qs: { sort: 'name' } },
 };
 
-/** The museum a style speaks for (by the style's entry in the service table): AIC, Cleveland, else Harvard. */
 export function museumOf(style: StyleEntry): Museum {
 	const { artic, cleveland } = SERVICES.museum.styles;
 	return style === artic ? AIC : style === cleveland ? CLEVELAND : HARVARD;
 }
 
-/** A page's query parameters: its size (under the style's name), and its number or (`skip`) its offset. */
 export function pageQuery(style: StyleEntry, page: number, size: number): IDataObject {
 	const at = museumOf(style).search.skip ? { skip: (page - 1) * size } : { page };
 	return { [style.pageSize ?? 'limit']: size, ...at };
