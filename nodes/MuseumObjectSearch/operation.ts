@@ -40,7 +40,7 @@ export function museumOperation(
 	const plans = new Map<number, ReturnType<typeof readPlan>>();
 	/** Each search's query, in the museum's terms: worked out (or refused) before any request */
 	const queries = new Map<number, IDataObject>();
-	let style: StyleEntry | undefined;
+	let style: StyleEntry;
 	return {
 		read(i) {
 			const plan = readPlan(ctx, i, asTool);
@@ -48,7 +48,7 @@ export function museumOperation(
 			return plan;
 		},
 		async prepare() {
-			style ??= await client.styleEntry('museum');
+			style = await client.styleEntry('museum');
 			const refused: Array<Error | undefined> = [];
 			for (const [i, plan] of plans) {
 				try {
@@ -61,11 +61,10 @@ export function museumOperation(
 			return refused;
 		},
 		async run(plan, i) {
-			style ??= await client.styleEntry('museum');
 			const museum = museumOf(style);
 			const { images, settings } = plan;
 			const map = (record: IDataObject, context?: IDataObject): Found => {
-				const image = images && museum.image(record, images.width, style!, context);
+				const image = images && museum.image(record, images.width, style, context);
 				return {
 					item: { json: plan.convert(record, (r) => museum.simplify(r, context)) },
 					image: image ? { ...image, objectId: recordKey(record) } : undefined,
@@ -87,7 +86,7 @@ export function museumOperation(
 			const lost = (n: number) =>
 				`${n === 1 ? 'that object has' : 'those objects have'} no binary data; the other objects are complete.`;
 			const { pages, results } = cut;
-			const hints = [
+			return [
 				pages.searches &&
 					`${which(pages.searches)} reached Max Pages (${pages.max}) before Limit: ${more(pages.left)}. Raise "Max Pages" in the options to get them.`,
 				results.searches &&
@@ -98,8 +97,7 @@ export function museumOperation(
 					`The image host refused ${plural(budget.refused, 'download')} (HTTP 403): ${lost(budget.refused)}`,
 				budget.missing &&
 					`The image host had no image at ${plural(budget.missing, 'address', 'addresses')} (HTTP 404 or 410): ${lost(budget.missing)}`,
-			];
-			return hints.filter((hint) => typeof hint === 'string');
+			].filter((hint) => typeof hint === 'string');
 		},
 	};
 }
