@@ -31,7 +31,6 @@ export function answerError(
 	return new NodeApiError(node, response, { message, description, httpCode, itemIndex });
 }
 
-/** Percent-decoded text, or `undefined` when it is not valid percent-encoding. */
 export function decoded(text: string): string | undefined {
 	try {
 		return decodeURIComponent(text);

@@ -22,7 +22,6 @@ export interface Call {
 	client: TriptychClient;
 	settings: RequestSettings;
 	style: StyleEntry;
-	/** `context`: what the records' answer says beside them (AIC's `config`) */
 	map: (record: IDataObject, context?: IDataObject) => Found;
 	i: number;
 }

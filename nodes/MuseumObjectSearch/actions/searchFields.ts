@@ -35,7 +35,6 @@ export const PAGE: NumberOption = {
 
 const search = { show: { operation: ['search'] } };
 
-/** Search's own fields, after Operation: what to look for, how many, and the filters. */
 export const searchFields: INodeProperties[] = [
 	textProperty('Search', 'q', 'e.g. Hokusai wave', {
 		displayOptions: search,
