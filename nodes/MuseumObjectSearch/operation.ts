@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { getOptions, readChoice, isTool } from '../shared/fields';
+import { readChoice, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { StyleEntry } from '../shared/services';
@@ -16,15 +16,14 @@ import type { Found } from './types';
 /** Everything one input item asks for, checked before any request is sent. */
 function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
 	const operation = readChoice(ctx, ctx.getNodeParameter('operation', i, 'search'), OPERATION, i);
-	const options = getOptions(ctx, i);
-	const settings = getRequestSettings(ctx, i, options);
+	const settings = getRequestSettings(ctx, i);
 	const convert = readOutput(ctx, i);
 	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
 	const download = !asTool && ctx.getNodeParameter('downloadImages', i, false) === true;
 	const plan = { convert, images: download ? readImages(ctx, i) : undefined, settings };
 	return operation === 'get'
 		? { ...plan, objectId: readObjectId(ctx, i, asTool) }
-		: { ...plan, search: readSearchPlan(ctx, i, options, asTool) };
+		: { ...plan, search: readSearchPlan(ctx, i, asTool) };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

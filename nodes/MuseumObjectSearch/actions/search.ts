@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	getLimit,
+	getOptions,
 	readChoice,
 	readNumber,
 	fieldError,
@@ -41,12 +42,8 @@ function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number
 }
 
 /** A search, checked; its parameters depend on the museum's style and are worked out by `searchQuery`. */
-export function readSearchPlan(
-	ctx: IExecuteFunctions,
-	i: number,
-	options: IDataObject,
-	asTool: boolean,
-) {
+export function readSearchPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
+	const options = getOptions(ctx, i);
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const given = ctx.getNodeParameter('filters', i, {}) as IDataObject;
 	const filters: Array<{ filter: Filter } & ReturnType<Filter['read']>> = [];
