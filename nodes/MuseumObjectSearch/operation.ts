@@ -89,7 +89,7 @@ export function museumOperation(
 				pages.searches &&
 					`${which(pages.searches)} reached Max Pages (${pages.max}) before Limit: ${more(pages.left)}. Raise "Max Pages" in the options to get them.`,
 				results.searches &&
-					`${which(results.searches)} reached the first ${results.max.toLocaleString('en-US')} results, the most the ${results.service} answers for a search: ${more(results.left)}. Narrow the search with filters to reach them.`,
+					`${which(results.searches)} reached the first ${results.max.toLocaleString('en-US')} results, the most the ${style.name} answers for a search: ${more(results.left)}. Narrow the search with filters to reach them.`,
 				budget.omitted &&
 					`Max Images (${budget.max}) was reached: ${plural(budget.omitted, 'object')} got no image. Raise "Max Images" to download more.`,
 				budget.refused &&

@@ -156,7 +156,7 @@ export function searchQuery(
 /** Searches cut short, for the run's hints: by Max Pages, and by a service that pages no deeper (AIC). */
 export const newCut = () => ({
 	pages: { searches: 0, left: 0, max: 0 },
-	results: { searches: 0, left: 0, max: 0, service: '' },
+	results: { searches: 0, left: 0, max: 0 },
 });
 
 /** Search: every page asked for; a Limit past Max Pages or past the service's deepest page returns what they hold. */
@@ -230,6 +230,5 @@ export async function searchObjects(
 	which.searches++;
 	which.left += left;
 	which.max ||= limit === room ? deepest! : search.maxPages;
-	if (limit === room) cut.results.service = style.name;
 	return items;
 }
