@@ -64,10 +64,9 @@ function dataPage(data: unknown, beside: (answer: IDataObject) => Omit<Page, 're
 }
 
 /** A Get answer `{data: {…}}` (AIC's with `config` beside it). */
-function enveloped(data: unknown, context?: string) {
+function enveloped(data: unknown) {
 	if (!isPlainObject(data) || !isPlainObject(data.data)) return undefined;
-	const beside = context && data[context];
-	return { record: data.data, context: isPlainObject(beside) ? beside : undefined };
+	return { record: data.data, context: isPlainObject(data.config) ? data.config : undefined };
 }
 
 // ------------------------------------------------------------------------------------------------ AIC
@@ -90,9 +89,6 @@ function aicImage(record: IDataObject, width: number | undefined, context?: IDat
 	return { url: iiifImage(base, w), source: base };
 }
 
-const aicArtist = (record: IDataObject) =>
-	text(record.artist_title) ?? text(String(text(record.artist_display) ?? '').split('\n')[0]);
-
 const AIC: Museum = {
 	search: {
 		path: '/artworks/search',
@@ -114,12 +110,12 @@ const AIC: Museum = {
 			const context = isPlainObject(config) ? config : undefined;
 			return { total: whole(paging.total), pages: whole(paging.total_pages, 1), context };
 		}),
-	one: (data) => enveloped(data, 'config'),
+	one: enveloped,
 	simplify: (r, context) =>
 		simplified({
 			id: text(r.id),
 			title: text(r.title),
-			artist: aicArtist(r),
+			artist: text(r.artist_title) ?? text(String(text(r.artist_display) ?? '').split('\n')[0]),
 			date: text(r.date_display),
 			classification: text(r.artwork_type_title) ?? text(r.classification_title),
 			period: text(r.style_title),
@@ -188,7 +184,7 @@ const CLEVELAND: Museum = {
 	shape: 'Expected {"info": {"total": ...}, "data": [...]}.',
 	read: (data) =>
 		dataPage(data, ({ info }) => ({ total: whole(isPlainObject(info) ? info.total : undefined) })),
-	one: (data) => enveloped(data),
+	one: enveloped,
 	simplify: (r) => {
 		const license = text(r.share_license_status);
 		const accession = text(r.accession_number);
