@@ -101,9 +101,8 @@ const termList = (key: 'classification' | 'period' | 'department') =>
 			// a whole list in hand is shown by name (AIC sends its lists in the order they were last changed)
 			if (!read.more) return { results: first === 1 ? results.sort(byName) : results };
 		}
-		return wanted || first >= deepest
-			? { results }
-			: { results, paginationToken: String(first + 1) };
+		const more = !wanted && first < deepest;
+		return { results, ...(more ? { paginationToken: String(first + 1) } : {}) };
 	};
 
 /** Objects matching what was typed, for Get's Object: "title – artist, date", its ID as the value. */
