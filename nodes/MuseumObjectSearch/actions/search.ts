@@ -46,11 +46,8 @@ export function readSearchPlan(ctx: IExecuteFunctions, i: number, asTool: boolea
 	const options = getOptions(ctx, i);
 	const q = toText(ctx, ctx.getNodeParameter('q', i, ''), 'Search', i);
 	const given = ctx.getNodeParameter('filters', i, {}) as IDataObject;
-	const filters: Array<{ filter: Filter } & ReturnType<Filter['read']>> = [];
-	for (const filter of FILTERS) {
-		const read = filter.read(ctx, given[filter.key], i);
-		if (read.value !== undefined || read.colors) filters.push({ filter, ...read });
-	}
+	const read = FILTERS.map((filter) => ({ filter, ...filter.read(ctx, given[filter.key], i) }));
+	const filters = read.filter(({ value, colors }) => value !== undefined || colors);
 	if (asTool && !q && !filters.length) {
 		const message =
 			'Nothing to search for: give the search text (for example an artist, a title word or a subject) or a filter';
