@@ -101,10 +101,8 @@ export function fileNameFor(
 	const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(header);
 	const plainName = (plain?.[1] ?? plain?.[2])?.trim();
 	let name = extended ? (decoded(extended[1].trim()) ?? plainName) : plainName;
-	if (!name && URL.canParse(url)) {
-		const segment = new URL(url).pathname.split('/').filter(Boolean).pop();
-		name = segment ? decoded(segment) : undefined;
-	}
+	if (!name && URL.canParse(url))
+		name = decoded(new URL(url).pathname.split('/').filter(Boolean).pop() ?? '');
 	// No path parts from a header or a URL, and no control characters (those below space).
 	name = name?.split(/[\\/]/).pop();
 	name = name?.replace(/[^ -\uffff]/g, '').trim();
