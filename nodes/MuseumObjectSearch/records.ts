@@ -40,9 +40,8 @@ export function decoded(text: string): string | undefined {
 }
 
 /** A record's identity: Harvard sends both objectid and id (the same number). */
-export function recordKey(record: unknown): unknown {
-	return isPlainObject(record) ? (record.objectid ?? record.id) : undefined;
-}
+export const recordKey = (record: unknown) =>
+	isPlainObject(record) ? (record.objectid ?? record.id) : undefined;
 
 /** A count the service gives (records, pages) when it is a whole number of at least `min`. */
 export function whole(value: unknown, min = -Infinity): number | undefined {
@@ -164,8 +163,7 @@ export function readOutput(ctx: IExecuteFunctions, i: number): Convert {
 	if (output === 'raw') return (record) => record;
 	if (output === 'simplified') return (record, simplify) => simplify(record);
 	const field = '"Selected Fields"';
-	const chosen = param('selectedFieldList', []);
-	const list = (Array.isArray(chosen) ? chosen : [chosen]) as string[];
+	const list = [param('selectedFieldList', [])].flat() as string[];
 	const wrong = list.findIndex((name) => !COMMON_FIELDS.includes(name));
 	if (wrong >= 0) {
 		const problem = `has ${show(list[wrong])}, which is not one of ${COMMON_FIELDS.join(', ')}`;
