@@ -69,9 +69,6 @@ function enveloped(data: unknown) {
 	return { record: data.data, context: isPlainObject(data.config) ? data.config : undefined };
 }
 
-// ------------------------------------------------------------------------------------------------ AIC
-
-const AIC_SITE = 'https://www.artic.edu/artworks/';
 const AIC_IIIF = 'https://www.artic.edu/iiif/2';
 /** The widths AIC's IIIF service serves; the widest only for public-domain works */
 const AIC_WIDTHS = [200, 400, 600, 843, 1686];
@@ -122,7 +119,7 @@ const AIC: Museum = {
 			culture: text(r.place_of_origin),
 			medium: text(r.medium_display),
 			imageUrl: aicImage(r, AIC_WEB, context)?.url,
-			url: text(r.id) === null ? null : `${AIC_SITE}${String(r.id)}`,
+			url: text(r.id) === null ? null : `https://www.artic.edu/artworks/${String(r.id)}`,
 			creditLine: text(r.credit_line),
 			publicDomain: typeof r.is_public_domain === 'boolean' ? r.is_public_domain : null,
 		}),
@@ -131,9 +128,8 @@ const AIC: Museum = {
 	filters: {
 		person: (v) => (/^\d+$/.test(v) ? term('artist_id', v) : { match_phrase: { artist_title: v } }),
 		classification: (v) =>
-			/^\d+$/.test(v) ? term('artwork_type_id', v) : term('artwork_type_title.keyword', v),
-		department: (v) =>
-			/^PC-\d+$/i.test(v) ? term('department_id', v) : term('department_title.keyword', v),
+			term(/^\d+$/.test(v) ? 'artwork_type_id' : 'artwork_type_title.keyword', v),
+		department: (v) => term(/^PC-\d+$/i.test(v) ? 'department_id' : 'department_title.keyword', v),
 		period: (v) => ({ match_phrase: { style_title: v } }),
 		hasImage: (v) => (v === '1' ? HAS_IMAGE : { bool: { must_not: [HAS_IMAGE] } }),
 		createdAfter: (v) => ({ range: { date_start: { gte: v } } }),
@@ -156,8 +152,6 @@ const AIC: Museum = {
 
 const term = (field: string, value: string) => ({ term: { [field]: value } });
 const HAS_IMAGE = { exists: { field: 'image_id' } };
-
-// ------------------------------------------------------------------------------------------------ Cleveland
 
 /** Cleveland's `web` rendition when it is as wide as wanted, else `print` (the `full` TIFF is never fetched). */
 function clevelandImage(record: IDataObject, width: number | undefined) {
@@ -231,8 +225,6 @@ const CLEVELAND: Museum = {
 		).split('|'),
 	},
 };
-
-// ------------------------------------------------------------------------------------------------ Harvard
 
 const HARVARD: Museum = {
 	search: { path: '/object' },
