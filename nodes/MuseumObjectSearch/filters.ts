@@ -40,7 +40,6 @@ const year = (key: string, label: string, when: string): Filter => ({
 			: { value: String(toInteger(ctx, value, label, i, -10000, 10000)) },
 });
 
-/** A resource locator's From List mode: entries from the editor's list `method` (listSearch.ts) */
 export const fromList = (method: string) => ({
 	displayName: 'From List',
 	name: 'list',

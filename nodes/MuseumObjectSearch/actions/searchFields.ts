@@ -64,7 +64,6 @@ const RENAMABLE = FILTERS.filter((f) => f.parameter);
 // A named default: n8n's linter reads a default only from a literal or a name.
 const FIRST_FILTER = FILTERS[0].key;
 
-/** Search's entries in Options (advanced): paging, sorting and parameters for services that differ. */
 export const searchOptions: INodeProperties[] = [
 	textProperty('Fields', 'fields', 'e.g. objectid,title,people,dated,primaryimageurl', {
 		displayOptions: searchOnly,
