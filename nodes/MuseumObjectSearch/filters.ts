@@ -25,7 +25,6 @@ const usual = (name: string) =>
 const OPEN_ONLY =
 	'For the Art Institute of Chicago and Cleveland Museum of Art APIs, in their own terms; the others have no such filter.';
 
-/** A year, BCE negative, for the open museums' date filters: works made in it or `when`. */
 const year = (key: string, label: string, when: string): Filter => ({
 	key,
 	label,

@@ -75,7 +75,7 @@ export function readSearchPlan(ctx: IExecuteFunctions, i: number, asTool: boolea
 }
 type SearchPlan = ReturnType<typeof readSearchPlan>;
 
-/** `query[bool][filter][0][term][is_public_domain]=true`: AIC's clauses as PHP reads a query string. */
+/** `query[bool][filter][0][term][is_public_domain]=true`: AIC's clauses as PHP reads a query string (none: nothing). */
 function brackets(value: unknown, key: string, put: (name: string, value: string) => void) {
 	if (typeof value !== 'object' || value === null) put(key, String(value));
 	else for (const [k, v] of Object.entries(value)) brackets(v, `${key}[${k}]`, put);
@@ -127,7 +127,6 @@ export function searchQuery(
 			if (color.q) qs.q = qs.q ? `(${qs.q as string}) AND ${color.q}` : color.q;
 		} else claim(search.filterNames.get(filter) ?? filter.parameter, filter.label, value);
 	}
-	// AIC's clauses as query parameters (no clause: none)
 	brackets({ bool: { filter: clauses } }, 'query', (name, v) => claim(name, 'Filters', v));
 
 	const options: Array<[string, string, unknown]> = [
