@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { ChoiceOption, NumberOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection, textProperty } from '../shared/fields';
-import { CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
+import { bounded, CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
 
 /** Choice options from [name, value, description] rows. */
 const rows = <V extends string>(...list: Array<[string, V, string]>) =>
@@ -79,27 +79,18 @@ export const APPLET_TRIGGER: ChoiceOption<'auto' | 'webRequest' | 'jsonPayload'>
 };
 
 export const BATCH_SIZE: NumberOption = {
-	displayName: 'Items per Batch',
-	name: 'batchSize',
-	default: 50,
-	min: 1,
+	...bounded('Items per Batch', 'batchSize', 50, 1),
 	description: 'Items sent in each batch before waiting "Batch Interval (ms)" (1000 if not set)',
 };
 
 export const BATCH_INTERVAL: NumberOption = {
-	displayName: 'Batch Interval (ms)',
-	name: 'batchInterval',
-	default: 1000,
-	min: 0,
+	...bounded('Batch Interval (ms)', 'batchInterval', 1000, 0),
 	description:
 		'Wait between two batches, in milliseconds, counted from the end of a batch. 0 turns batching off. Batches have "Items per Batch" items (50 if not set).',
 };
 
 export const LIMIT: NumberOption = {
-	displayName: 'Limit',
-	name: 'limit',
-	default: 50,
-	min: 1,
+	...bounded('Limit', 'limit', 50, 1),
 	description: 'A number sent to the trigger service as "limit" (its meaning is up to the service)',
 	hint: 'Sent as "limit" only when this option is added',
 };

@@ -4,9 +4,9 @@ import type { RequestSettings } from './transport';
 import { MAX_RATE_LIMITED, MAX_WAIT_MS } from './transport';
 import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
 
-/** The label, parameter name, default and range of an option. */
-function bounded(displayName: string, name: string, initial: number, min: number, max: number) {
-	return { displayName, name, default: initial, min, max };
+/** A number option's label, parameter name, default and range; its description goes beside. */
+export function bounded(label: string, name: string, initial: number, min: number, max?: number) {
+	return { displayName: label, name, default: initial, min, max };
 }
 
 const TIMEOUT: NumberOption = {
