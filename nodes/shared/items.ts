@@ -29,9 +29,12 @@ export async function runNode<P>(
 ): Promise<INodeExecutionData[][]> {
 	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
 	const numbered = !isTool(ctx);
-	const asItemError = (error: unknown, i: number) => {
-		const e = asNodeError(ctx, error, i);
-		if (numbered) e.message = `${e.message} [item ${i}]`;
+	// n8n's errors pass through; anything else becomes a NodeOperationError of that item
+	const asItemError = (error: unknown, itemIndex: number) => {
+		const known = error instanceof NodeApiError || error instanceof NodeOperationError;
+		const message = (error as Error)?.message || String(error);
+		const e = known ? error : new NodeOperationError(ctx.getNode(), message, { itemIndex });
+		if (numbered) e.message = `${e.message} [item ${itemIndex}]`;
 		return e;
 	};
 	// the run's own settings, read once from the first item's options, are checked before anything else
@@ -43,6 +46,8 @@ export async function runNode<P>(
 	} catch (error) {
 		throw asItemError(error, 0);
 	}
+	// in the output pane (n8n 1.x without execution hints: nothing)
+	const addHint = (message: string) => ctx.addExecutionHints?.({ message, location: 'outputPane' });
 	const continueOnFail = ctx.continueOnFail();
 	const count = ctx.getInputData().length;
 	const plans = Array.from({ length: count }, (_, i) => {
@@ -84,15 +89,10 @@ export async function runNode<P>(
 	} finally {
 		const waited = Math.ceil(client.announcedMs / 1000);
 		const hint = `The service's rate-limit headers announced quota resets: this run waited ${waited} s for them in all (not retries).`;
-		if (waited > 0) addHint(ctx, hint);
+		if (waited > 0) addHint(hint);
 	}
-	for (const hint of operation.hints?.() ?? []) addHint(ctx, hint);
+	operation.hints?.().forEach(addHint);
 	return [results.flatMap((produced) => produced ?? [])];
-}
-
-/** An execution hint in the output pane (n8n 1.x without them: nothing). */
-export function addHint(ctx: IExecuteFunctions, message: string): void {
-	ctx.addExecutionHints?.({ message, location: 'outputPane' });
 }
 
 /** Continue On Fail: an error as an output item, paired to its input item. */
@@ -102,11 +102,4 @@ export function errorItem(error: unknown, itemIndex: number, extra: JsonObject =
 	if (e.description) json.description = e.description;
 	if (e.httpCode) json.httpCode = e.httpCode;
 	return { json: { ...json, ...extra }, pairedItem: { item: itemIndex } };
-}
-
-/** n8n errors pass through; anything else becomes a NodeOperationError for that item. */
-export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	const message = (error as Error)?.message || String(error);
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex });
 }
