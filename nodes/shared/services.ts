@@ -8,18 +8,14 @@ type Style = 'generic' | 'harvard' | 'artic' | 'cleveland' | 'iftttWebhooks';
 
 /** The query parameter that carries the key in `query` styles (a Harvard-style `info.next` link carries it too) */
 export const KEY_PARAMETER = 'apikey';
-/**
- * How a style sends the key: `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or
- * never (an open service: the key is not sent to it in any form)
- */
-type KeyPlacement = { in: 'bearer' | 'query' | 'none' } | { in: 'path'; after: string[] };
 
 export interface StyleEntry {
 	name: string;
 	description: string;
-	key: KeyPlacement;
-	/** The credential Test's request, below the base address; it never changes anything on the service */
-	test: { path: string; qs?: IDataObject; verdict: TestVerdict };
+	/** `Authorization: Bearer <key>`, the `apikey` parameter, URL-encoded after `after`, or never (an open service) */
+	key: { in: 'bearer' | 'query' | 'none' } | { in: 'path'; after: string[] };
+	/** The credential Test's request below the base address (it never changes anything there), and its verdict */
+	test: { path: string; qs?: IDataObject; verdict: 'json' | 'reachable' | 'keyPage' };
 	/** Museum: the query parameter that sets a page's size */
 	pageSize?: 'limit' | 'size';
 	/** Museum: the service lists its classifications and periods (GET /classification, /period) */
@@ -48,9 +44,6 @@ export interface TriggerRoutes {
 	paramsInQuery?: boolean;
 }
 
-/** How the Test reads the answer: a JSON answer; any below 500 (a trigger root); IFTTT's page for the key */
-type TestVerdict = 'json' | 'reachable' | 'keyPage';
-
 interface ServiceEntry {
 	field: string;
 	label: string;
@@ -67,8 +60,9 @@ interface ServiceEntry {
 	keySwitch?: { name: string; displayName: string; description: string };
 }
 
-const BEARER: KeyPlacement = { in: 'bearer' };
-const NO_KEY: KeyPlacement = { in: 'none' };
+// one object per placement: services on one origin share the key only if theirs is the same object
+const BEARER: StyleEntry['key'] = { in: 'bearer' };
+const NO_KEY: StyleEntry['key'] = { in: 'none' };
 const OPEN = 'No key: the API Key may be empty, and it is never sent to this service.';
 
 export const SERVICES: Record<Service, ServiceEntry> = {
