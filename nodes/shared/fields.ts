@@ -175,25 +175,21 @@ export function getLimit(ctx: IExecuteFunctions, itemIndex: number): number | un
 	return toInteger(ctx, value, LIMIT.displayName, itemIndex, 1);
 }
 
-export function getOptions(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
-	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-}
+export const getOptions = (ctx: IExecuteFunctions, itemIndex: number) =>
+	ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 
 /** Fields in alphabetical order of their labels, as n8n lists a collection's options. */
-export function sorted(fields: INodeProperties[]): INodeProperties[] {
-	return [...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
-}
+export const sorted = (fields: INodeProperties[]) =>
+	[...fields].sort((a, b) => a.displayName.localeCompare(b.displayName));
 
-export function optionsCollection(fields: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: sorted(fields),
-	};
-}
+export const optionsCollection = (fields: INodeProperties[]): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: sorted(fields),
+});
 
 /** A text field, empty by default, with an example as its placeholder. */
 export const textProperty = (

@@ -11,9 +11,8 @@ export async function pool(
 	let failure: { error: unknown } | undefined;
 	const worker = async () => {
 		while (!failure && next < count) {
-			const index = next++;
 			try {
-				await job(index);
+				await job(next++);
 			} catch (error) {
 				failure ??= { error };
 			}
