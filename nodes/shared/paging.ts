@@ -1,7 +1,3 @@
-/**
- * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
- * else one after another, by next link or number. Records are taken in page order; no page is kept once taken.
- */
 import { pool } from './pool';
 
 export interface PageAnswer<R> {
@@ -49,8 +45,10 @@ export function pagesAhead(first: number, pages: number, size: number, limit?: n
 }
 
 /**
- * Fetches pages until the limit is reached or a page is the last (see `isLast`). A short page with a next link is
- * followed: a service whose own page cap is below `maxPageSize` still pages correctly.
+ * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
+ * else one after another, by next link or number, until the limit or the last page (`isLast`). A short page with a
+ * next link is followed (the service's own page cap may be below `maxPageSize`). Records are taken in page order; no
+ * page is kept once taken.
  */
 export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	const { maxPages, limit } = options;
