@@ -10,16 +10,14 @@ import type { Failure, Judgement } from './transport';
 import { TriptychClient, describeFailure, excerpt, judge, redactKey, targetOf } from './transport';
 import { listed } from './values';
 
-const TIMEOUT_MS = 15_000;
-/** Enough for any answer to a one-record search; a larger body is not what the test asked for */
-const MAX_BYTES = 1024 * 1024;
-/** One attempt, and no wait for a service that asked every request to wait: the editor's user is waiting */
+// one attempt, and no wait even if the service asks for one: the editor's user is waiting; 1 MB is enough for any
+// answer to a one-record search
 const SETTINGS = {
-	timeout: TIMEOUT_MS,
+	timeout: 15_000,
 	maxAttempts: 1,
 	retryDelay: 0,
 	maxRetryWait: 0,
-	maxResponseBytes: MAX_BYTES,
+	maxResponseBytes: 1024 * 1024,
 };
 
 type Target = Exclude<ReturnType<typeof testTarget>, string>;
@@ -103,13 +101,14 @@ function judgeFailure(target: Target, failure: Failure): string {
 	const { service, base, url } = target;
 	const { label, name } = SERVICES[service];
 	const { code, kind } = failure;
+	const { timeout, maxResponseBytes: maxBytes } = SETTINGS;
 	if (kind === 'redirect')
 		return redirects(target, code, failure.location ? ` to ${excerpt(failure.location)}` : '');
 	if (kind === 'tooLarge')
-		return `The ${name} at ${base} answered with more than ${MAX_BYTES / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`;
+		return `The ${name} at ${base} answered with more than ${maxBytes / 1024 / 1024} MB for a one-item request: check the ${label}; it may not point at the API.`;
 	if (kind === 'timeout')
-		return `The ${name} at ${base} did not send its answer in full within ${TIMEOUT_MS / 1000} s: check the ${label}, and any proxy.`;
-	const limits = { timeout: TIMEOUT_MS, maxBytes: MAX_BYTES, sizeOption: 'size limit' };
+		return `The ${name} at ${base} did not send its answer in full within ${timeout / 1000} s: check the ${label}, and any proxy.`;
+	const limits = { timeout, maxBytes, sizeOption: 'size limit' };
 	const wording = { ...limits, what: `the ${name}`, label, address: url.href };
 	const [message, advice] = describeFailure(failure, wording);
 	return `${message}. ${excerpt(advice, 300)} Tested: ${label} (${base}).`;
