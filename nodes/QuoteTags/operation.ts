@@ -24,35 +24,32 @@ const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
 /**
  * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
- * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, and only asc or desc; QuoteSlate:
- * none), and the node cannot tell them apart before asking. So it sorts the whole list, and sends `limit` only when
- * it keeps the service's order (a service that cut the list before sorting would lose tags).
+ * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, only asc or desc; QuoteSlate: none).
+ * `limit` is sent only when the service's order is kept: a service that cut the list before sorting would lose tags.
  */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
 	client: TriptychClient,
 ): ItemOperation<ReturnType<typeof readSearch>> {
-	// per sort field, over a run: how many tags were sorted, and how many of them lacked the field
 	const tally: Partial<Record<SortField, { sorted: number; lacking: number }>> = {};
 	return {
 		read: (i) => readSearch(ctx, i),
 
-		async run(search, i): Promise<INodeExecutionData[]> {
-			const response = await client.request(
-				{ service: 'quotes', method: 'GET', path: '/tags', qs: search.qs, repeatable: true },
-				search.settings,
+		async run({ qs, q, limit, sort, settings }, i): Promise<INodeExecutionData[]> {
+			const { data } = await client.request(
+				{ service: 'quotes', method: 'GET', path: '/tags', qs, repeatable: true },
+				settings,
 				i,
 			);
-			let tags = tagList(response.data);
+			let tags = tagList(data);
 			if (!tags)
 				throw new NodeApiError(ctx.getNode(), { message: 'unexpected shape' } as JsonObject, {
-					message: `The quotes service answered with ${describeValue(response.data ?? undefined)} where a list of tags was expected`,
+					message: `The quotes service answered with ${describeValue(data ?? undefined)} where a list of tags was expected`,
 					description:
 						'Expected a JSON list of tags (objects or names), an object of names and descriptions, or one of those under "results", "tags", "categories", "data" or "contents". Check the Quotes URL.',
 					itemIndex: i,
 				});
 			// Most services ignore q: the node keeps the tags whose name or slug has the search text
-			const { q, sort } = search;
 			if (q)
 				tags = tags.filter((tag) =>
 					[tag.name, tag.slug].some((v) => typeof v === 'string' && words(v).includes(q)),
@@ -62,10 +59,9 @@ export function quoteTagsOperation(
 				count.lacking += sortTags(tags, sort.by, sort.order);
 				count.sorted += tags.length;
 			}
-			return tags.slice(0, search.limit).map((json) => ({ json }));
+			return tags.slice(0, limit).map((json) => ({ json }));
 		},
 
-		// per sort field, a hint when tags lacked it: they came last, or kept the service's order
 		hints() {
 			const lines = (Object.keys(tally) as SortField[]).flatMap((by) => {
 				const { sorted, lacking } = tally[by]!;
@@ -96,10 +92,7 @@ function readSearch(ctx: IExecuteFunctions, i: number) {
 	return { qs, q: words(q), limit, sort, settings: getRequestSettings(ctx, i, options) };
 }
 
-/**
- * Sorts in place, stably; tags without the field go last, in the order they came. Counts compare as numbers, dates
- * as dates, names without case. Returns how many tags lacked the field.
- */
+/** Sorts in place, stably, tags without the field last (in the order they came); returns how many lacked it. */
 export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'desc'): number {
 	const key = (tag: IDataObject): number | string | undefined => {
 		const value = SORT_FIELDS[by].map((field) => tag[field]).find(present);
