@@ -33,7 +33,7 @@ export function fireAutomationOperation(
 	const requests: TriggerRequest[] = [];
 	const asTool = isTool(ctx);
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
-	const forModel = (r: TriggerRequest, routes: TriggerRoutes) =>
+	const forModel = (r: TriggerRequest) =>
 		!r.event && asTool && (routes.eventRequired || r.eventFromModel);
 	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
 	const taken = { web: 0, json: 0 };
@@ -48,7 +48,7 @@ export function fireAutomationOperation(
 			routes = (await client.styleEntry('trigger')).trigger ?? routes;
 			return Array.from(ctx.getInputData(), (_, n) => {
 				const r = requests[n];
-				const problem = r && !forModel(r, routes) ? callProblem(ctx, r, routes, n) : undefined;
+				const problem = r && !forModel(r) ? callProblem(ctx, r, routes, n) : undefined;
 				// an item that failed its fields or is refused never runs: its batch window does not wait for it
 				if (!r || problem) windows.leave(n);
 				return problem;
@@ -57,7 +57,7 @@ export function fireAutomationOperation(
 
 		async run(request, i): Promise<INodeExecutionData[]> {
 			try {
-				if (forModel(request, routes)) return [{ json: { error: EVENT_FOR_MODEL } }];
+				if (forModel(request)) return [{ json: { error: EVENT_FOR_MODEL } }];
 				const { call, json, ignored } = wireRequest(request, routes);
 				if (routes.jsonPayload === undefined) ignoredOption ||= request.applet !== 'auto';
 				else if (request.applet === 'auto') {
@@ -65,8 +65,7 @@ export function fireAutomationOperation(
 					for (const field of ignored) if (ignoredFields.size < 3) ignoredFields.add(field);
 				}
 				await windows.enter(i);
-				const response = await client.request(call, request.settings, i);
-				return [{ json: toOutput(response) }];
+				return [{ json: toOutput(await client.request(call, request.settings, i)) }];
 			} finally {
 				windows.leave(i);
 			}
@@ -92,10 +91,9 @@ export function fireAutomationOperation(
 }
 
 /**
- * Batching windows, as n8n's HTTP Request node has them, from the first item's options: window w+1 starts `interval`
- * ms after every item of window w has finished (so there are never more than `size` requests per interval). Items
- * enter in index order, so no window waits on an unstarted one. Once the client is cancelled (Stop, or a failed item
- * stops the node) every window opens at once: the items still waiting go on, to be refused by the client.
+ * Batching windows as n8n's HTTP Request node has them, from the first item's options: window w+1 starts `interval`
+ * ms after every item of window w has finished. Items enter in index order, so no window waits on an unstarted one.
+ * Once the client is cancelled (Stop, or a failed item) every window opens: the waiting items are refused by it.
  */
 function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	const options = getOptions(ctx, 0);
@@ -143,8 +141,7 @@ function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 		method: 'POST',
 		path: (json ? routes.jsonPayload! : routes.webRequest).replace('{event}', () => event),
 		qs: hasParams && !inBody ? request.params : undefined,
-		// JSON text, not an object: n8n copies an object body without the fields __proto__, constructor and
-		// prototype (and drops an empty one), which the payload may well have
+		// JSON text: n8n copies an object body without __proto__, constructor and prototype (and drops an empty one)
 		body: JSON.stringify(body),
 		headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
 		repeatable: key !== undefined,
