@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { readChoice, isTool } from '../shared/fields';
+import { getOptions, isTool, readChoice } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { getRequestSettings } from '../shared/options';
 import type { StyleEntry } from '../shared/services';
@@ -16,7 +16,7 @@ import type { Found } from './types';
 /** Everything one input item asks for, checked before any request is sent. */
 function readPlan(ctx: IExecuteFunctions, i: number, asTool: boolean) {
 	const operation = readChoice(ctx, ctx.getNodeParameter('operation', i, 'search'), OPERATION, i);
-	const settings = getRequestSettings(ctx, i);
+	const settings = getRequestSettings(ctx, i, getOptions(ctx, i));
 	const convert = readOutput(ctx, i);
 	// As an AI agent's tool the node returns small JSON only: no binary data (tools cannot pass it on).
 	const download = !asTool && ctx.getNodeParameter('downloadImages', i, false) === true;

@@ -1,8 +1,7 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { RequestSettings } from './transport';
 import { MAX_RATE_LIMITED, MAX_WAIT_MS } from './transport';
-import { type NumberOption, getOptions, numberProperty, readNumber } from './fields';
+import { type NumberOption, numberProperty, readNumber } from './fields';
 
 /** A number option's label, parameter name, default and range; its description goes beside. */
 export function bounded(label: string, name: string, initial: number, min: number, max?: number) {
@@ -57,16 +56,12 @@ export const requestOptions = (maxAttempts: NumberOption, concurrency = CONCURRE
 	);
 
 /** The Options collection's timeout, retry and size settings of one item, checked. */
-export function getRequestSettings(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	options = getOptions(ctx, itemIndex),
-): RequestSettings {
+export function getRequestSettings(ctx: IExecuteFunctions, i: number, options: IDataObject) {
 	return {
-		timeout: readNumber(ctx, options, TIMEOUT, itemIndex),
-		maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, itemIndex),
-		retryDelay: readNumber(ctx, options, RETRY_DELAY, itemIndex),
-		maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, itemIndex) * 1000,
-		maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, itemIndex) * 1024 * 1024,
+		timeout: readNumber(ctx, options, TIMEOUT, i),
+		maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, i),
+		retryDelay: readNumber(ctx, options, RETRY_DELAY, i),
+		maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, i) * 1000,
+		maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, i) * 1024 * 1024,
 	};
 }
