@@ -127,7 +127,12 @@ export async function triptychApiTest(
 	const verdicts = await Promise.all(
 		tested.map(async (service) => {
 			const target = testTarget(data, service);
-			return typeof target === 'string' ? fail(target) : await runTest(client, target);
+			if (typeof target === 'string') return fail(target);
+			const { path, qs } = target;
+			const request = { service, method: 'GET', path, qs, repeatable: true } as const;
+			const outcome = await client.exchange(request, SETTINGS, 0);
+			if ('failure' in outcome) return fail(judgeFailure(target, outcome.failure));
+			return judgeAnswer(target, outcome.res.statusCode, judge(outcome.res, client.redact));
 		}),
 	);
 	const lines = verdicts.map((v, n) =>
@@ -141,12 +146,4 @@ export async function triptychApiTest(
 		// a service may echo the key back (in a message, a page, a redirect address): it is not shown
 		message: redactKey(lines.join(' '), String(data.apiKey ?? '')),
 	};
-}
-
-async function runTest(client: TriptychClient, target: Target): Promise<INodeCredentialTestResult> {
-	const { service, path, qs } = target;
-	const request = { service, method: 'GET', path, qs, repeatable: true } as const;
-	const outcome = await client.exchange(request, SETTINGS, 0);
-	if ('failure' in outcome) return fail(judgeFailure(target, outcome.failure));
-	return judgeAnswer(target, outcome.res.statusCode, judge(outcome.res, client.redact));
 }
