@@ -52,16 +52,11 @@ export function toText(
 }
 
 /** true/false, also as 1/0 or text (what expressions hand over). */
-export function toBoolean(
-	ctx: IExecuteFunctions,
-	value: unknown,
-	field: string,
-	itemIndex: number,
-) {
+export function toBoolean(ctx: IExecuteFunctions, value: unknown, field: string, i: number) {
 	const given = typeof value === 'string' ? value.trim().toLowerCase() : value;
 	if (given === true || given === 1 || given === 'true' || given === '1') return true;
 	if (given === false || given === 0 || given === 'false' || given === '0') return false;
-	throw fieldError(ctx, `"${field}"`, itemIndex, `must be true or false, not ${show(value)}`);
+	throw fieldError(ctx, `"${field}"`, i, `must be true or false, not ${show(value)}`);
 }
 
 /** A comma-separated list of names (empty entries dropped). */
