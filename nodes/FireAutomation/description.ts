@@ -4,7 +4,6 @@ import type { ChoiceOption, NumberOption } from '../shared/fields';
 import { choiceProperty, numberProperty, optionsCollection, textProperty } from '../shared/fields';
 import { bounded, CONCURRENCY, MAX_ATTEMPTS_FIRE, requestOptions } from '../shared/options';
 
-/** Choice options from [name, value, description] rows. */
 const rows = <V extends string>(...list: Array<[string, V, string]>) =>
 	list.map(([name, value, description]) => ({ name, value, description }));
 

@@ -31,15 +31,14 @@ export function fireAutomationOperation(
 ): ItemOperation<TriggerRequest> {
 	const windows = batchWindows(ctx, client);
 	const requests: TriggerRequest[] = [];
-	const asTool = isTool(ctx);
+	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
 	const forModel = (r: TriggerRequest) =>
-		!r.event && asTool && (routes.eventRequired || r.eventFromModel);
+		!r.event && isTool(ctx) && (routes.eventRequired || r.eventFromModel);
 	// the routes Automatic took, and whether a style with one route ignored the Applet Trigger
 	const taken = { web: 0, json: 0 };
 	const ignoredFields = new Set<string>();
 	let ignoredOption = false;
-	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	return {
 		read: (i) => (requests[i] = buildRequest(ctx, i)),
 
@@ -121,9 +120,8 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 }
 
 /**
- * One item's call on the style's routes. A style with a JSON-payload route (IFTTT Webhooks) takes the route the
- * Applet Trigger names; Automatic takes the web-request route unless the payload has fields that route ignores.
- * Where the style keeps q and limit in the query string, they never decide the route.
+ * One item's call. With a JSON-payload route (IFTTT Webhooks) the Applet Trigger names the route; Automatic takes the
+ * web-request route unless the body has fields that route ignores (q and limit only count when sent in the body).
  */
 function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 	const hasParams = Object.keys(request.params).length > 0;
