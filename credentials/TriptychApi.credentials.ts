@@ -1,5 +1,6 @@
 import type { Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { textProperty } from '../nodes/shared/fields';
 import { SERVICES, SERVICE_NAMES, styleLabel } from '../nodes/shared/services';
 import { applyKey } from '../nodes/shared/transport';
 
@@ -7,9 +8,7 @@ import { applyKey } from '../nodes/shared/transport';
 const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 	const entry = SERVICES[service];
 	const { label, field, placeholder, description, styleField, keySwitch } = entry;
-	const fields: INodeProperties[] = [
-		{ displayName: label, name: field, type: 'string', default: '', placeholder, description },
-	];
+	const fields = [textProperty(label, field, placeholder, { description })];
 	if (styleField)
 		fields.push({
 			displayName: styleLabel(service),
@@ -28,9 +27,8 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 });
 
 /**
- * One API key and the three services' base addresses. The key goes only to the configured services' origins, never to
- * a redirect, next-page link or image host elsewhere. The Test is the nodes' (`testedBy`): n8n's declarative test
- * could show only the code of a network failure.
+ * One API key, sent only to the configured services' origins, and their base addresses. The Test is the nodes'
+ * (`testedBy`): n8n's declarative test could show only the code of a network failure.
  */
 export class TriptychApi implements ICredentialType {
 	// a literal: n8n's linter reads the name from the source (it is CREDENTIALS_TYPE)
