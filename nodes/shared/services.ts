@@ -50,8 +50,6 @@ interface ServiceEntry {
 	name: string;
 	placeholder: string;
 	description: string;
-	/** The order of the services in the credential Test's report */
-	testRank: number;
 	/** The credential field that chooses how the service takes the key, when there is a choice */
 	styleField?: string;
 	styleDescription?: string;
@@ -73,7 +71,6 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		placeholder: 'e.g. https://automations.example.com',
 		description:
 			'Base address of the trigger service, e.g. https://maker.ifttt.com for IFTTT. Leave empty if you do not use Fire Automation.',
-		testRank: 3,
 		styleField: 'triggerApi',
 		styleDescription: 'How the trigger service expects the API key and its calls',
 		styles: {
@@ -108,7 +105,6 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		placeholder: 'e.g. https://museum-api.example.edu',
 		description:
 			'Base address of the museum service, e.g. https://api.harvardartmuseums.org, https://api.artic.edu/api/v1 or https://openaccess-api.clevelandart.org/api. Leave empty if you do not use Museum Object Search.',
-		testRank: 1,
 		styleField: 'museumApi',
 		styleDescription: 'How the museum service expects the API key and its pages',
 		styles: {
@@ -160,7 +156,6 @@ export const SERVICES: Record<Service, ServiceEntry> = {
 		placeholder: 'e.g. https://quoteslate.vercel.app/api',
 		description:
 			'Base address of the quotes service; the node calls GET {Quotes URL}/tags. E.g. your own Quotable (http://localhost:4000), the Quotable rewrite (https://api.quotable.kurokeita.dev/api) or QuoteSlate (https://quoteslate.vercel.app/api). Leave empty if you do not use Quote Tags.',
-		testRank: 2,
 		styles: {
 			generic: {
 				name: 'Generic',
