@@ -9,7 +9,6 @@ import { isPlainObject, listed } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
-/** Shown when a call that may have fired is not retried (it carries no Idempotency Key). */
 const NO_RETRY_ADVICE =
 	'The node did not retry: without an Idempotency Key the service cannot tell a retry from a new call, and a ' +
 	'retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, ' +
@@ -30,7 +29,6 @@ export function fireAutomationOperation(
 	client: TriptychClient,
 ): ItemOperation<TriggerRequest> {
 	const windows = batchWindows(ctx, client);
-	const requests: TriggerRequest[] = [];
 	let routes: TriggerRoutes = SERVICES.trigger.styles.generic.trigger!;
 	// an agent's tool whose model left the Event out: it is told so, and nothing is fired
 	const forModel = (r: TriggerRequest) =>
@@ -40,16 +38,16 @@ export function fireAutomationOperation(
 	const ignoredFields = new Set<string>();
 	let ignoredOption = false;
 	return {
-		read: (i) => (requests[i] = buildRequest(ctx, i)),
+		read: (i) => buildRequest(ctx, i),
 
 		// The style is known only once the credential is read: what it needs is checked then, still before any call
-		async prepare() {
+		async prepare(plans) {
 			routes = (await client.styleEntry('trigger')).trigger ?? routes;
-			return Array.from(ctx.getInputData(), (_, n) => {
-				const r = requests[n];
-				const problem = r && !forModel(r) ? callProblem(ctx, r, routes, n) : undefined;
+			return plans.map((r, n) => {
+				const failed = r instanceof Error;
+				const problem = failed || forModel(r) ? undefined : callProblem(ctx, r, routes, n);
 				// an item that failed its fields or is refused never runs: its batch window does not wait for it
-				if (!r || problem) windows.leave(n);
+				if (failed || problem) windows.leave(n);
 				return problem;
 			});
 		},

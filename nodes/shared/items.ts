@@ -10,8 +10,8 @@ import { getOptions, isTool, readNumber } from './fields';
 export interface ItemOperation<P> {
 	/** Reads and checks one item's fields; throws a NodeOperationError naming the field and the item */
 	read(itemIndex: number): P;
-	/** The run's checks that need the credential, after every item is read and before any request: per item, a refusal */
-	prepare?(): Promise<Array<Error | undefined>>;
+	/** Checks that need the credential, after every read (an Error: it failed), before any request: per item, a refusal */
+	prepare?(plans: Array<P | Error>): Promise<Array<Error | undefined>>;
 	/** One item's work: its output items (pairedItem is set by the caller) */
 	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
 	/** The run's execution hints, once every item is done */
@@ -29,7 +29,6 @@ export async function runNode<P>(
 ): Promise<INodeExecutionData[][]> {
 	// An AI agent's tool: "[item 0]" means nothing to the model reading the error
 	const numbered = !isTool(ctx);
-	// n8n's errors pass through; anything else becomes a NodeOperationError of that item
 	const asItemError = (error: unknown, itemIndex: number) => {
 		const known = error instanceof NodeApiError || error instanceof NodeOperationError;
 		const message = (error as Error)?.message || String(error);
@@ -61,7 +60,7 @@ export async function runNode<P>(
 	});
 
 	const refused = plans.some((plan) => !(plan instanceof Error))
-		? await operation.prepare?.().catch((error) => Promise.reject(asItemError(error, 0)))
+		? await operation.prepare?.(plans).catch((error) => Promise.reject(asItemError(error, 0)))
 		: undefined;
 	refused?.forEach((problem, i) => {
 		if (problem && !(plans[i] instanceof Error)) plans[i] = asItemError(problem, i);
