@@ -135,15 +135,10 @@ export function tagList(data: unknown, depth = 0): IDataObject[] | undefined {
 		return data.filter(present).map((tag) => (isPlainObject(tag) ? tag : { name: plainText(tag) }));
 	if (!isPlainObject(data)) return undefined;
 	const entries = Object.entries(data);
-	if (
-		entries.length &&
-		entries.every(([key, value]) => typeof value === 'string' && !ERROR_KEYS.includes(key))
-	)
-		return entries.map(([name, description]) => ({ name, description }));
-	if (depth < 2)
-		for (const key of ENVELOPES) {
-			const inner = tagList(data[key], depth + 1);
-			if (inner) return inner;
-		}
-	return undefined;
+	const named =
+		entries.length > 0 &&
+		entries.every(([key, value]) => typeof value === 'string' && !ERROR_KEYS.includes(key));
+	if (named) return entries.map(([name, description]) => ({ name, description }));
+	if (depth >= 2) return undefined;
+	return ENVELOPES.map((key) => tagList(data[key], depth + 1)).find(Boolean);
 }
