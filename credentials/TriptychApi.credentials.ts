@@ -6,8 +6,7 @@ import { applyKey } from '../nodes/shared/transport';
 
 /** Per service: its base address, how it takes the key (when it may take it in more than one way), its switch. */
 const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
-	const entry = SERVICES[service];
-	const { label, field, placeholder, description, styleField, keySwitch } = entry;
+	const { label, field, placeholder, description, styleField, keySwitch } = SERVICES[service];
 	const fields = [textProperty(label, field, placeholder, { description })];
 	if (styleField)
 		fields.push({
@@ -15,8 +14,8 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 			name: styleField,
 			type: 'options',
 			default: 'generic',
-			description: `${entry.styleDescription}. Services with different keys: use one credential per service.`,
-			options: Object.entries(entry.styles).map(([value, style]) => ({
+			description: `${SERVICES[service].styleDescription}. Services with different keys: use one credential per service.`,
+			options: Object.entries(SERVICES[service].styles).map(([value, style]) => ({
 				name: style!.name,
 				value,
 				description: style!.description,
