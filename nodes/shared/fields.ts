@@ -68,9 +68,8 @@ export function toList(ctx: IExecuteFunctions, value: unknown, field: string, it
 }
 
 /** Whether the node runs as an AI agent's tool: n8n's own signal where the version has one, else the type name. */
-export function isTool(ctx: IExecuteFunctions): boolean {
-	return ctx.isToolExecution?.() || /Tool$/.test(ctx.getNode().type);
-}
+export const isTool = (ctx: IExecuteFunctions): boolean =>
+	ctx.isToolExecution?.() || /Tool$/.test(ctx.getNode().type);
 
 /** A number option defined once, so its field and the code that reads it cannot drift apart. */
 export interface NumberOption {
@@ -186,7 +185,6 @@ export const optionsCollection = (fields: INodeProperties[]): INodeProperties =>
 	options: sorted(fields),
 });
 
-/** A text field, empty by default, with an example as its placeholder. */
 export const textProperty = (
 	displayName: string,
 	name: string,

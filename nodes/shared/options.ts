@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { MAX_RATE_LIMITED, MAX_WAIT_MS } from './transport';
 import { type NumberOption, numberProperty, readNumber } from './fields';
 
-/** A number option's label, parameter name, default and range; its description goes beside. */
 export function bounded(label: string, name: string, initial: number, min: number, max?: number) {
 	return { displayName: label, name, default: initial, min, max };
 }

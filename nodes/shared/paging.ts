@@ -47,8 +47,7 @@ export function pagesAhead(first: number, pages: number, size: number, limit?: n
 /**
  * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
  * else one after another, by next link or number, until the limit or the last page (`isLast`). A short page with a
- * next link is followed (the service's own page cap may be below `maxPageSize`). Records are taken in page order; no
- * page is kept once taken.
+ * next link is followed (the service's page cap may be below `maxPageSize`). Records are taken in page order.
  */
 export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	const { maxPages, limit } = options;
@@ -95,9 +94,9 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 			}
 		});
 		page = ahead.at(-1) ?? page;
-		// the last page the service announced, and no link beyond it: nothing more to ask for
-		const announcedEnd = page >= total && typeof answer.next !== 'string';
-		if (stopped || isLast(answer, size) || announcedEnd) return done();
+		// past the last page the service announced, with no link beyond it, there is nothing more to ask for
+		if (stopped || isLast(answer, size) || (page >= total && typeof answer.next !== 'string'))
+			return done();
 	} else if (full() || isLast(answer, size)) {
 		return done();
 	}

@@ -5,7 +5,6 @@ export function isPlainObject(value: unknown): value is IDataObject {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A value that is there: not undefined, null or empty text. */
 export const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 /** A service's value as text, whatever it is: JSON can hold an object whose "toString" is not a function. */
