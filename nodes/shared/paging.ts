@@ -33,7 +33,6 @@ export interface PagerOptions<R, O> {
 	tooManyPages(maxPages: number, kept: number): Error;
 }
 
-/** Records per page for a run: the wanted number up to the service's cap (Return All: the cap). */
 export function pageSizeFor(limit: number | undefined, maxPageSize: number): number {
 	return limit === undefined ? maxPageSize : Math.max(1, Math.min(limit, maxPageSize));
 }
@@ -67,15 +66,13 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	};
 	let page = options.startPage ?? 1;
 	let requests = 0;
-	const fetch = async (call: PageCall) => {
-		requests++;
-		return await options.fetchPage(call);
-	};
+	const fetch = (call: PageCall) => options.fetchPage(call).finally(() => requests++);
 	const done = () => ({ items, requests, duplicates });
 
 	let answer = await fetch({ page, size });
 	take(answer.records);
-	if (!full() && !isLast(answer, size) && answer.pages !== undefined && answer.pages > page) {
+	if (full() || isLast(answer, size)) return done();
+	if (answer.pages !== undefined && answer.pages > page) {
 		const total = answer.pages;
 		const ahead = pagesAhead(page, total, size, limit);
 		if (1 + ahead.length > maxPages) throw options.tooManyPages(maxPages, items.length);
@@ -97,8 +94,6 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 		// past the last page the service announced, with no link beyond it, there is nothing more to ask for
 		if (stopped || isLast(answer, size) || (page >= total && typeof answer.next !== 'string'))
 			return done();
-	} else if (full() || isLast(answer, size)) {
-		return done();
 	}
 
 	// one page after another: by the service's next link, or by number
@@ -116,7 +111,7 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	}
 }
 
-/** Whether a page is the last: empty, says so, or short without paging information. */
+/** Empty, said to be the last, or short without paging information */
 function isLast<R>({ records, next }: PageAnswer<R>, size: number): boolean {
 	return records.length === 0 || next === null || (next === undefined && records.length < size);
 }
