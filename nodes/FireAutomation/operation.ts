@@ -9,10 +9,7 @@ import { isPlainObject, listed } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
 
-const NO_RETRY_ADVICE =
-	'The node did not retry: without an Idempotency Key the service cannot tell a retry from a new call, and a ' +
-	'retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, ' +
-	`or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
+const NO_RETRY_ADVICE = `The node did not retry: without an Idempotency Key the service cannot tell a retry from a new call, and a retry could fire the automation twice. To make retries safe, set Options > Idempotency Key Mode to Automatic, or give a key unique per item, e.g. ${KEY_EXAMPLE} (the service must honour the Idempotency-Key header).`;
 
 const EVENT_FOR_MODEL =
 	'Nothing was fired: the event name is missing. Call this tool again with "event" set to the name of the event to fire, e.g. door_opened (letters, digits, "_", "-" and "." only).';

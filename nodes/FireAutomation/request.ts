@@ -52,10 +52,6 @@ export function buildRequest(ctx: IExecuteFunctions, i: number) {
 
 const executionKeys = new WeakMap<object, string>();
 
-/**
- * Automatic: execution, node, run and item, so every call (each call of an AI agent is a run of its own) and every
- * item gets its own key, and n8n's Retry On Fail, which repeats the same run, sends the same key again.
- */
 function getIdempotencyKey(ctx: IExecuteFunctions, options: IDataObject, i: number) {
 	const custom = toText(ctx, options.idempotencyKey, 'Idempotency Key', i);
 	const given =
@@ -63,7 +59,8 @@ function getIdempotencyKey(ctx: IExecuteFunctions, options: IDataObject, i: numb
 	const mode = readChoice(ctx, given, KEY_MODE, i);
 	if (mode === 'none') return undefined;
 	if (mode === 'auto') {
-		// some test runs have no execution id: a random one for this node run
+		// per execution, node, run and item: every call (an AI agent's calls are runs of their own) and item gets its
+		// own key, and Retry On Fail, which repeats the run, sends it again. Some test runs have no execution id.
 		let execution = String(ctx.getExecutionId() ?? '') || executionKeys.get(ctx);
 		if (!execution) executionKeys.set(ctx, (execution = randomUUID()));
 		const run = Number(ctx.evaluateExpression('={{ $runIndex }}', i)) || 0;
