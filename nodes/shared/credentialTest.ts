@@ -10,8 +10,7 @@ import type { Failure, Judgement } from './transport';
 import { TriptychClient, describeFailure, excerpt, judge, redactKey, targetOf } from './transport';
 import { listed } from './values';
 
-// one attempt, and no wait even if the service asks for one: the editor's user is waiting; 1 MB is enough for any
-// answer to a one-record search
+// one attempt, and no wait (the editor's user is waiting); 1 MB is enough for any answer to a one-record search
 const SETTINGS = {
 	timeout: 15_000,
 	maxAttempts: 1,
@@ -57,7 +56,6 @@ function redirects({ service, base }: Target, code: string, to = '') {
 	return `The ${label} (${base}) redirects (${code})${to}: set the ${label} to the address the service answers at.`;
 }
 
-/** The verdict on an answer of the tested service. */
 export function judgeAnswer(target: Target, status: number, judged: Judgement) {
 	const verdict = answerVerdict(target, status, judged);
 	return typeof verdict === 'string' ? fail(verdict) : verdict;

@@ -14,14 +14,12 @@ export interface ItemOperation<P> {
 	prepare?(plans: Array<P | Error>): Promise<Array<Error | undefined>>;
 	/** One item's work: its output items (pairedItem is set by the caller) */
 	run(plan: P, itemIndex: number): Promise<INodeExecutionData[]>;
-	/** The run's execution hints, once every item is done */
 	hints?(): string[];
 }
 
 /**
- * A node's `execute()`. Every item is read and checked before the first request, so a wrong value stops the node
- * before anything was sent (with Continue On Fail it becomes that item's error item). Output keeps input order with
- * `pairedItem`; without Continue On Fail the first error stops the node: no further item starts, the client halts.
+ * A node's `execute()`. Every item is read and checked before the first request (with Continue On Fail a wrong value
+ * becomes that item's error item). Output keeps input order; without Continue On Fail the first error halts the run.
  */
 export async function runNode<P>(
 	ctx: IExecuteFunctions,

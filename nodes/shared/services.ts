@@ -16,7 +16,6 @@ export interface StyleEntry {
 	key: { in: 'bearer' | 'query' | 'none' } | { in: 'path'; after: string[] };
 	/** The credential Test's request below the base address (it never changes anything there), and its verdict */
 	test: { path: string; qs?: IDataObject; verdict: 'json' | 'reachable' | 'keyPage' };
-	/** Museum: the query parameter that sets a page's size */
 	pageSize?: 'limit' | 'size';
 	/** Museum: the service lists its classifications and periods (GET /classification, /period) */
 	lists?: boolean;
