@@ -19,11 +19,8 @@ export function plainText(value: unknown): string {
 }
 
 /** "a", "a and b", "a, b and c"; or with "or" */
-export function listed(names: string[], last = 'and'): string {
-	return names.length < 2
-		? names.join('')
-		: `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}`;
-}
+export const listed = (names: string[], last = 'and'): string =>
+	names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} ${last} ${names.at(-1)}`;
 
 /** What a service sent where something else was expected, in a few words ("a list", "an object with the keys a, b"). */
 export function describeValue(value: unknown): string {
