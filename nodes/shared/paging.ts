@@ -33,15 +33,17 @@ export interface PagerOptions<R, O> {
 	tooManyPages(maxPages: number, kept: number): Error;
 }
 
-export function pageSizeFor(limit: number | undefined, maxPageSize: number): number {
-	return limit === undefined ? maxPageSize : Math.max(1, Math.min(limit, maxPageSize));
-}
+export const pageSizeFor = (limit: number | undefined, maxPageSize: number): number =>
+	limit === undefined ? maxPageSize : Math.max(1, Math.min(limit, maxPageSize));
 
 /** Pages to ask for by number after the first: up to the last page, or as many as Limit needs. */
 export function pagesAhead(first: number, pages: number, size: number, limit?: number) {
 	const last = limit === undefined ? pages : Math.min(pages, first - 1 + Math.ceil(limit / size));
 	return Array.from({ length: Math.max(0, last - first) }, (_, n) => first + 1 + n);
 }
+
+const isLast = <R>({ records, next }: PageAnswer<R>, size: number) =>
+	records.length === 0 || next === null || (next === undefined && records.length < size);
 
 /**
  * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
@@ -109,9 +111,4 @@ export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 		take(answer.records);
 		if (full() || isLast(answer, size)) return done();
 	}
-}
-
-/** Empty, said to be the last, or short without paging information */
-function isLast<R>({ records, next }: PageAnswer<R>, size: number): boolean {
-	return records.length === 0 || next === null || (next === undefined && records.length < size);
 }
