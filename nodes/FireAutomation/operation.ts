@@ -3,8 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { getOptions, readNumber, fieldError, isTool } from '../shared/fields';
 import type { ItemOperation } from '../shared/items';
 import { SERVICES, type TriggerRoutes } from '../shared/services';
-import type { ApiResponse, TriptychClient } from '../shared/transport';
-import { excerpt } from '../shared/transport';
+import { type ApiResponse, type TriptychClient, excerpt } from '../shared/transport';
 import { isPlainObject, listed } from '../shared/values';
 import { BATCH_INTERVAL, BATCH_SIZE } from './description';
 import { KEY_EXAMPLE, type TriggerRequest, buildRequest } from './request';
@@ -85,9 +84,8 @@ export function fireAutomationOperation(
 }
 
 /**
- * Batching windows as n8n's HTTP Request node has them, from the first item's options: window w+1 starts `interval`
- * ms after every item of window w has finished. Items enter in index order, so no window waits on an unstarted one.
- * Once the client is cancelled (Stop, or a failed item) every window opens: the waiting items are refused by it.
+ * Batching windows as n8n's HTTP Request node has them (first item's options): window w+1 starts `interval` ms after
+ * window w ends. Items enter in index order, so none waits on an unstarted one; on cancel all open (the client refuses).
  */
 function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	const options = getOptions(ctx, 0);
