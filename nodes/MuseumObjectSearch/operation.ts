@@ -36,20 +36,16 @@ export function museumOperation(
 	const asTool = isTool(ctx);
 	const cut = newCut();
 	const budget = { used: 0, omitted: 0, max: 0, refused: 0, missing: 0 };
-	const plans = new Map<number, ReturnType<typeof readPlan>>();
 	/** Each search's query, in the museum's terms: worked out (or refused) before any request */
 	const queries = new Map<number, IDataObject>();
 	let style: StyleEntry;
 	return {
-		read(i) {
-			const plan = readPlan(ctx, i, asTool);
-			plans.set(i, plan);
-			return plan;
-		},
-		async prepare() {
+		read: (i) => readPlan(ctx, i, asTool),
+		async prepare(plans) {
 			style = await client.styleEntry('museum');
 			const refused: Array<Error | undefined> = [];
-			for (const [i, plan] of plans) {
+			for (const [i, plan] of plans.entries()) {
+				if (plan instanceof Error) continue;
 				try {
 					if ('search' in plan) queries.set(i, searchQuery(ctx, plan.search, style, i));
 					else checkObjectId(ctx, plan.objectId, style, i);
