@@ -256,8 +256,7 @@ async function readBody(
 			chunks.push(piece.subarray(0, piece.length - Math.max(0, size - limit)));
 			if (size > limit) finish(undefined, true);
 		};
-		// n8n may hand the attempt's signal to its HTTP client, which then destroys the stream first: the reason is
-		// the deadline or Stop, not a broken transfer
+		// n8n's client may destroy the stream first at the deadline or Stop: then that is the reason, not a broken transfer
 		const fail = (error?: unknown) => finish(stop.aborted ? abortReason() : broken(error));
 		const listeners: Array<[string, (...args: unknown[]) => void]> = [
 			['data', onData],

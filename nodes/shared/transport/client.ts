@@ -154,10 +154,7 @@ export class TriptychClient {
 		return answer;
 	}
 
-	/**
-	 * One request on the road, answered as it came (JSON parsed) or as what went wrong: for callers that judge the
-	 * answer themselves (the credential Test). A wrong base address or key setting throws before anything is sent.
-	 */
+	/** One request on the road: the answer as it came, or what went wrong, for a caller that judges it (the Test) */
 	async exchange(req: ApiRequest, settings: RequestSettings, itemIndex: number) {
 		const { service } = req;
 		const where: ErrorSite = { node: this.host.node, service, itemIndex, redact: this.redact };

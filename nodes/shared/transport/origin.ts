@@ -70,10 +70,7 @@ const notWeb = (label: string, typed: string): [string, string] => [
 /** Where one credential's key goes, by origin: worked out once per credential, not for every request. */
 const rules = new WeakMap<IDataObject, Map<string, KeyRule>>();
 
-/**
- * How the key goes to an origin: as the services configured there take it (none: not at all). Services sharing an
- * origin must take it the same way (a request cannot tell which of them it is for): else `problem`, nothing is sent.
- */
+/** How the key goes to an origin, as its services take it; services sharing one must take it alike, else `problem` */
 function keyRule(credentials: IDataObject, origin: string): KeyRule {
 	let known = rules.get(credentials);
 	if (!known || known.size > 16) rules.set(credentials, (known = new Map()));
@@ -98,10 +95,7 @@ function workOutKeyRule(credentials: IDataObject, origin: string): KeyRule {
 	return { key: styles[0]?.key };
 }
 
-/**
- * The credential's `authenticate`: the key added as the service at the request's origin takes it; an `apikey` already
- * in the address (a next-page link) is replaced; in `path` style only a path ending where the key goes gets it.
- */
+/** The credential's `authenticate`: the key as the origin's service takes it (an `apikey` in a next-page link replaced) */
 export function applyKey(credentials: IDataObject, options: IHttpRequestOptions) {
 	const { baseURL, ...rest } = options;
 	const raw = String(options.url ?? '');
