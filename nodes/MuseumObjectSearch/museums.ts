@@ -5,11 +5,8 @@ import { describeValue, isPlainObject } from '../shared/values';
 import { harvardImage, iiifImage, readPage, simplifyHarvard, whole } from './records';
 import type { ImageAt, Page } from './types';
 
-/* Each museum in its own terms: where Search and Get go, how pages go, its filters, and its records mapped to the
- * one Simplified record. A museum is one entry here beside its style in the service table. */
+/* Each museum in its own terms (paths, paging, filters, Simplified record), beside its style in the service table. */
 
-/** A filter's value in the service's terms: query parameters, or (AIC) one Elasticsearch clause */
-type Encode = (value: string) => IDataObject;
 /** An editor list: names, or GET {path} pages, a record showing `shows` and sending its first `sends` (or the name) */
 export type List =
 	| string[]
@@ -32,8 +29,8 @@ export interface Museum {
 		style: StyleEntry,
 		context?: IDataObject,
 	): ImageAt | undefined;
-	/** Filters by key in the service's own parameters (one absent: refused); none: the Harvard names, renamable */
-	filters?: Record<string, Encode>;
+	/** Filters by key, as parameters or (AIC) an Elasticsearch clause; absent: refused; none: Harvard's, renamable */
+	filters?: Record<string, (value: string) => IDataObject>;
 	/** Filters go as AIC's `query[bool][filter][n]…` clauses */
 	dsl?: boolean;
 	/** The fields a picker's entry needs (the service sends fewer without `fields=`, or far more) */
@@ -250,10 +247,9 @@ export const HARVARD_LISTS: Record<string, List> = {
 	period: { path: '/period', shows: 'name', qs: { sort: 'name' } },
 };
 
-export function museumOf(style: StyleEntry): Museum {
-	const { artic, cleveland } = SERVICES.museum.styles;
-	return style === artic ? AIC : style === cleveland ? CLEVELAND : HARVARD;
-}
+const { artic, cleveland } = SERVICES.museum.styles;
+export const museumOf = (style: StyleEntry): Museum =>
+	style === artic ? AIC : style === cleveland ? CLEVELAND : HARVARD;
 
 export function pageQuery(style: StyleEntry, page: number, size: number): IDataObject {
 	const at = museumOf(style).search.skip ? { skip: (page - 1) * size } : { page };
