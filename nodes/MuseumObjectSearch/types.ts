@@ -11,10 +11,7 @@ export type Page = PageAnswer<unknown> & { total?: number; context?: IDataObject
 export type ImageAt = { url: string; source: string };
 
 /** One object as output: its item, and its image to download (`objectId`: whose it is). */
-export interface Found {
-	item: INodeExecutionData;
-	image?: ImageAt & { objectId: unknown };
-}
+export type Found = { item: INodeExecutionData; image?: ImageAt & { objectId: unknown } };
 
 /** What an operation needs for one input item; `map` turns a record into its output as soon as it comes. */
 export interface Call {
