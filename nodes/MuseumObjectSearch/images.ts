@@ -90,12 +90,7 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** File name from Content-Disposition (`filename*=` first), else the last segment of the URL path, else `object-<id>`. */
-export function fileNameFor(
-	disposition: unknown,
-	url: string,
-	mimeType: string,
-	objectId: unknown,
-): string {
+export function fileNameFor(disposition: unknown, url: string, mimeType: string, id: unknown) {
 	const header = typeof disposition === 'string' ? disposition : '';
 	const extended = /filename\*\s*=\s*(?:[\w-]+)?'[^']*'([^;]+)/i.exec(header);
 	const plain = /filename\s*=\s*(?:"([^"]*)"|([^;]+))/i.exec(header);
@@ -106,7 +101,7 @@ export function fileNameFor(
 	// No path parts from a header or a URL, and no control characters (those below space).
 	name = name?.split(/[\\/]/).pop();
 	name = name?.replace(/[^ -\uffff]/g, '').trim();
-	if (!name) name = `object-${objectId ?? 'image'}`;
+	if (!name) name = `object-${id ?? 'image'}`;
 	const extension = EXTENSIONS[mimeType];
 	if (extension && !/\.[A-Za-z0-9]{2,5}$/.test(name)) name += `.${extension}`;
 	return name;
@@ -161,10 +156,7 @@ async function downloadImage(
 	return await ctx.helpers.prepareBinaryData(outcome.res.body, fileName, mimeType);
 }
 
-/**
- * Download Images: up to Max Images per run (`budget` is the run's). Objects past it keep their data only, as do those
- * whose image host refuses (403: `refused`) or lacks the image (404 or 410, as Cleveland's CDN now and then: `missing`).
- */
+/** Download Images: up to Max Images per run (`budget` is the run's); objects past it keep their data only. */
 export async function attachImages(
 	call: Call,
 	{ property, maxImages, maxBytes }: ReturnType<typeof readImages>,
@@ -182,6 +174,7 @@ export async function attachImages(
 		const image = found[n].image!;
 		const binary = await downloadImage(call, image, maxBytes).catch((failure: unknown) => {
 			const status = (failure as NodeApiError).httpCode;
+			// refused (403) or missing (404, 410: Cleveland's CDN at times): the object keeps its data only
 			if (status === '403') return void budget.refused++;
 			if (status === '404' || status === '410') return void budget.missing++;
 			if (!ctx.continueOnFail()) throw failure;
