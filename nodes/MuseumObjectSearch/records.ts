@@ -97,16 +97,14 @@ export function simplifyHarvard(record: IDataObject): IDataObject {
 	};
 }
 
-/** Harvard's imagepermissionlevel 1: the image may be shown at most this large */
-const RESTRICTED_WIDTH = 256;
-
 /** A Harvard record's primary image at the wanted width: through IIIF, else the `width` parameter the style allows. */
 export function harvardImage(record: IDataObject, width: number | undefined, style: StyleEntry) {
 	const source = imageUrlOf(record);
 	if (!source) return undefined;
 	const sized = (url: string) => ({ url, source });
 	if (width === undefined) return sized(source);
-	const w = record.imagepermissionlevel === 1 ? Math.min(width, RESTRICTED_WIDTH) : width;
+	// Harvard's imagepermissionlevel 1: the image may be shown at most 256 px wide
+	const w = record.imagepermissionlevel === 1 ? Math.min(width, 256) : width;
 	const images = Array.isArray(record.images) ? record.images.filter(isPlainObject) : [];
 	const iiif = (images.find((image) => image.baseimageurl === source) ?? images[0])?.iiifbaseuri;
 	if (typeof iiif === 'string' && /^https?:\/\//i.test(iiif.trim()))
