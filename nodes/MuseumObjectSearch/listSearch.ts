@@ -28,14 +28,12 @@ const MAX_FILTERED_PAGES = 10;
 type Ctx = ILoadOptionsFunctions;
 type Entry = (record: IDataObject, context?: IDataObject) => INodeListSearchItems | undefined;
 
-/**
- * The museum as the editor reaches it, through the nodes' client (origin rules, key redacted, limiter). `listPage`:
- * GET {Museum URL}{path}, cut to `size` (the editor's dropdown renders every entry).
- */
+/** The museum as the editor reaches it, through the nodes' client (origin rules, key redacted, limiter). */
 async function editorMuseum(ctx: Ctx) {
 	const client = TriptychClient.forEditor(ctx);
 	const style = await client.styleEntry('museum');
 	const museum = museumOf(style);
+	// GET {Museum URL}{path}, cut to `size`: the editor's dropdown renders every entry
 	const listPage = async (
 		path: string,
 		qs: IDataObject,
