@@ -58,7 +58,6 @@ export const getFields: INodeProperties[] = [
 export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean): string {
 	const raw = ctx.getNodeParameter('objectId', i, '') as unknown;
 	const given = isPlainObject(raw) ? raw.value : raw;
-	const mode = isPlainObject(raw) && typeof raw.mode === 'string' ? raw.mode : '';
 	const field = '"Object"';
 	if (typeof given !== 'string' && typeof given !== 'number' && given != null)
 		throw fieldError(ctx, field, i, `has ${show(given)}, which is not an object ID`);
@@ -70,7 +69,7 @@ export function readObjectId(ctx: IExecuteFunctions, i: number, asTool: boolean)
 	}
 	if (!value)
 		throw fieldError(ctx, field, i, 'is empty', 'Pick an object, or give its ID or address.');
-	if (mode !== 'url' && !/^https?:\/\//i.test(value)) {
+	if (!(isPlainObject(raw) && raw.mode === 'url') && !/^https?:\/\//i.test(value)) {
 		if (ID.test(value)) return value;
 		throw fieldError(ctx, field, i, `has ${show(value)}, which is not an object ID`);
 	}
