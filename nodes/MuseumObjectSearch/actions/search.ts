@@ -20,9 +20,8 @@ import { museumOf, pageQuery } from '../museums';
 import { answerError, museumGet, recordKey } from '../records';
 import { MAX_PAGES, PAGE, SORT_ORDER } from './searchFields';
 
-/** The largest page the service hands out (the Harvard Art Museums API caps `size` at 100). */
+/** Pages hold at most 100 (Harvard caps `size`); 16 at once hide a service's latency yet hold little out of order. */
 const MAX_PAGE_SIZE = 100;
-/** Pages asked for at once: enough to hide a distant service's latency, few enough to hold little out of order */
 const PAGES_AT_ONCE = 16;
 
 function readFilterNames(ctx: IExecuteFunctions, options: IDataObject, i: number) {
