@@ -4,15 +4,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import { plainText, present } from './values';
 
 /** A field with a wrong value (expressions can yield anything): the message names the field and the item. */
-export function fieldError(
+export const fieldError = (
 	ctx: IExecuteFunctions,
 	field: string,
 	itemIndex: number,
 	problem: string,
 	description?: string,
-): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `${field} ${problem}`, { itemIndex, description });
-}
+) => new NodeOperationError(ctx.getNode(), `${field} ${problem}`, { itemIndex, description });
 
 /** A value as the user would recognise it in a message. */
 export const show = (value: unknown): string =>
@@ -60,12 +58,11 @@ export function toBoolean(ctx: IExecuteFunctions, value: unknown, field: string,
 }
 
 /** A comma-separated list of names (empty entries dropped). */
-export function toList(ctx: IExecuteFunctions, value: unknown, field: string, itemIndex: number) {
-	return toText(ctx, value, field, itemIndex)
+export const toList = (ctx: IExecuteFunctions, value: unknown, field: string, i: number) =>
+	toText(ctx, value, field, i)
 		.split(',')
 		.map((s) => s.trim())
 		.filter(Boolean);
-}
 
 /** Whether the node runs as an AI agent's tool: n8n's own signal where the version has one, else the type name. */
 export const isTool = (ctx: IExecuteFunctions): boolean =>

@@ -55,12 +55,10 @@ export const requestOptions = (maxAttempts: NumberOption, concurrency = CONCURRE
 	);
 
 /** The Options collection's timeout, retry and size settings of one item, checked. */
-export function getRequestSettings(ctx: IExecuteFunctions, i: number, options: IDataObject) {
-	return {
-		timeout: readNumber(ctx, options, TIMEOUT, i),
-		maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, i),
-		retryDelay: readNumber(ctx, options, RETRY_DELAY, i),
-		maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, i) * 1000,
-		maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, i) * 1024 * 1024,
-	};
-}
+export const getRequestSettings = (ctx: IExecuteFunctions, i: number, options: IDataObject) => ({
+	timeout: readNumber(ctx, options, TIMEOUT, i),
+	maxAttempts: readNumber(ctx, options, MAX_ATTEMPTS_READ, i),
+	retryDelay: readNumber(ctx, options, RETRY_DELAY, i),
+	maxRetryWait: readNumber(ctx, options, MAX_RETRY_WAIT, i) * 1000,
+	maxResponseBytes: readNumber(ctx, options, MAX_RESPONSE_SIZE, i) * 1024 * 1024,
+});

@@ -1,9 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** A JSON object (not a list, not null): what a service's record or envelope must be. */
-export function isPlainObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export const isPlainObject = (value: unknown): value is IDataObject =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const present = (value: unknown) => value !== undefined && value !== null && value !== '';
 
