@@ -9,9 +9,8 @@ export interface PageAnswer<R> {
 }
 
 export interface PageCall {
-	/** 1-based */
+	/** 1-based page number, and records per page (the same for every request of a run) */
 	page: number;
-	/** Records per page, the same for every request of a run */
 	size: number;
 	/** The service's own next-page link: requested as it is (it already carries page and size) */
 	url?: string;
@@ -46,9 +45,8 @@ const isLast = <R>({ records, next }: PageAnswer<R>, size: number) =>
 	records.length === 0 || next === null || (next === undefined && records.length < size);
 
 /**
- * The "Return All" pager: when the first page tells the page count, the rest are fetched by number, several at once;
- * else one after another, by next link or number, until the limit or the last page (`isLast`). A short page with a
- * next link is followed (the service's page cap may be below `maxPageSize`). Records are taken in page order.
+ * The "Return All" pager: given the page count, the rest are fetched by number, several at once; else one by one, by
+ * next link or number, to the limit or last page (`isLast`), following a short page's next link (a lower page cap).
  */
 export async function fetchAllPages<R, O>(options: PagerOptions<R, O>) {
 	const { maxPages, limit } = options;

@@ -1,7 +1,4 @@
-/**
- * Runs `job(0) … job(count - 1)` with at most `concurrency` running at once, started in index order. A job that
- * throws stops the pool from starting more; the first error is thrown once the running jobs have ended.
- */
+/** Runs `job(0 … count - 1)`, `concurrency` at once in order; a throw starts no more and is rethrown once all end. */
 export async function pool(
 	count: number,
 	concurrency: number,
