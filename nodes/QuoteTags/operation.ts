@@ -23,9 +23,8 @@ const ENVELOPES = ['results', 'tags', 'categories', 'data', 'contents'];
 const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
 /**
- * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node itself: the services' sort parameters
- * contradict each other (Quotable: sortBy=quoteCount; its rewrite: quotesCount, only asc or desc; QuoteSlate: none).
- * `limit` is sent only when the service's order is kept: a service that cut the list before sorting would lose tags.
+ * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node: services' sort parameters disagree (Quotable:
+ * sortBy=quoteCount; its rewrite: quotesCount; QuoteSlate: none). A sort sends no `limit`: cut first, tags are lost.
  */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
@@ -116,20 +115,16 @@ export function sortTags(tags: IDataObject[], by: SortField, order: 'asc' | 'des
 }
 
 /** Lower-case words without accents: "Famous Quotes", "famous-quotes" and "famousQuotes" all become "famous quotes". */
-function words(text: string): string {
-	return text
+const words = (text: string): string =>
+	text
 		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
 		.normalize('NFKD')
 		.replace(/[\u0300-\u036f]/g, '')
 		.toLowerCase()
 		.replace(/[^\p{L}\p{N}]+/gu, ' ')
 		.trim();
-}
 
-/**
- * One object per tag, whatever the shape: a list of objects (Quotable, its rewrite) or of names (QuoteSlate), an
- * object of names and descriptions (They Said So), or one of those inside an envelope.
- */
+/** One object per tag, from a list of objects or names, a map of names to descriptions, or either in an envelope. */
 export function tagList(data: unknown, depth = 0): IDataObject[] | undefined {
 	if (Array.isArray(data))
 		return data.filter(present).map((tag) => (isPlainObject(tag) ? tag : { name: plainText(tag) }));
