@@ -112,10 +112,7 @@ function batchWindows(ctx: IExecuteFunctions, client: TriptychClient) {
 	};
 }
 
-/**
- * One item's call. With a JSON-payload route (IFTTT Webhooks) the Applet Trigger names the route; Automatic takes the
- * web-request route unless the body has fields that route ignores (q and limit only count when sent in the body).
- */
+/** One item's call. Automatic takes the web-request route (IFTTT) unless the body has fields that route ignores. */
 function wireRequest(request: TriggerRequest, routes: TriggerRoutes) {
 	const hasParams = Object.keys(request.params).length > 0;
 	const inBody = hasParams && request.paramsInBody && !routes.paramsInQuery;
