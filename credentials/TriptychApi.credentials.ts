@@ -25,10 +25,7 @@ const serviceFields: INodeProperties[] = SERVICE_NAMES.flatMap((service) => {
 	return fields;
 });
 
-/**
- * One API key, sent only to the configured services' origins, and their base addresses. The Test is the nodes'
- * (`testedBy`): n8n's declarative test could show only the code of a network failure.
- */
+/** One API key, sent only to the services' origins. The nodes test it: n8n's own test shows only error codes. */
 export class TriptychApi implements ICredentialType {
 	// a literal: n8n's linter reads the name from the source (it is CREDENTIALS_TYPE)
 	name = 'triptychApi';
