@@ -24,7 +24,7 @@ const ERROR_KEYS = ['error', 'message', 'status', 'statusMessage'];
 
 /**
  * GET {Quotes URL}/tags per item, filtered, sorted and cut by the node: services' sort parameters disagree (Quotable:
- * sortBy=quoteCount; its rewrite: quotesCount; QuoteSlate: none). A sort sends no `limit`: cut first, tags are lost.
+ * sortBy=quoteCount; its rewrite: quotesCount; QuoteSlate: none). A sort sends no `limit`: a list cut first loses tags.
  */
 export function quoteTagsOperation(
 	ctx: IExecuteFunctions,
