@@ -45,7 +45,14 @@ async function editorMuseum(ctx: Ctx) {
 		if (typeof read === 'string')
 			throw new NodeOperationError(ctx.getNode(), `The museum service sent ${read} for ${path}`);
 		const made = (record: unknown) => (isPlainObject(record) && entry(record, read.context)) || [];
-		const entries = read.records.slice(0, size).flatMap(made);
+		// the editor opens an entry's link as it is: every list keeps only a web address
+		const entries = read.records
+			.slice(0, size)
+			.flatMap(made)
+			.map(({ url, ...rest }) => {
+				const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
+				return link ? { ...rest, url: link } : rest;
+			});
 		// an empty page ends the list, whatever link it carries: else the editor asks page after page
 		const pages = read.pages ?? Math.ceil((read.total ?? 0) / size);
 		const more = read.records.length > 0 && (typeof read.next === 'string' || pages > page);
@@ -112,12 +119,10 @@ async function objects(this: Ctx, filter?: string, token?: string) {
 		if (typeof id !== 'string' && typeof id !== 'number') return undefined;
 		const about = [artist, date].filter((part) => typeof part === 'string' && part);
 		const name = typeof title === 'string' && title ? title : `Object ${id}`;
-		// the editor opens the link as it is: only a web address is kept
-		const link = typeof url === 'string' ? webAddress(url)?.href : undefined;
 		return {
 			name: about.length ? `${name} – ${about.join(', ')}` : name,
 			value: String(id),
-			...(link ? { url: link } : {}),
+			url: typeof url === 'string' ? url : undefined,
 		};
 	};
 	const page = pageOf(token);
