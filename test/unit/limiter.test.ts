@@ -27,6 +27,21 @@ afterEach(() => jest.restoreAllMocks());
 /** A limiter whose first answer has come back, with the allowance it then has at least */
 const opened = () => Object.assign(new Limiter(), { allowance: START });
 
+/** A limiter (allowance 512) answering requests sent at the times given, each `took` ms later (the clock mocked) */
+function answering(took = 0) {
+	const [limiter, run, start] = [
+		Object.assign(new Limiter(), { allowance: 512 }),
+		newRun(),
+		Date.now(),
+	];
+	const clock = jest.spyOn(Date, 'now');
+	const answer = (sentAt: number, status: number, pauseMs?: number) => {
+		clock.mockReturnValue(sentAt + took);
+		limiter.release(run, { sentAt, level: 1, seq: 1 }, { status, pauseMs });
+	};
+	return { limiter, answer, start };
+}
+
 /** Each round of answers kept the process waiting idle for `ms` (as Node.js's event loop utilization tells). */
 const idle = (ms: number) =>
 	jest
@@ -34,7 +49,7 @@ const idle = (ms: number) =>
 		.mockReturnValue({ idle: ms, active: 0, utilization: 0 });
 
 describe('slots', () => {
-	test('a new limiter: one request; waiting idle past 20 ms for the first answer, doubled per 5 ms; a healthy answer grows from that level', async () => {
+	test('a new limiter: one request; waiting idle past 10 ms for the first answer, doubled per 2 ms; a healthy answer grows from that level', async () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const first = await go(limiter, run);
@@ -52,7 +67,7 @@ describe('slots', () => {
 		expect(limiter.allowance).toBeGreaterThan(8);
 	});
 
-	test(`the first answer within 20 ms lets ${START} go`, async () => {
+	test(`the first answer within 10 ms lets ${START} go`, async () => {
 		const limiter = new Limiter();
 		const run = newRun();
 		const first = await go(limiter, run);
@@ -203,15 +218,17 @@ describe('waits', () => {
 		expect(limiter.pace?.rate!).toBeGreaterThan(6);
 	});
 
+	test('a first 429 after a wave sent over a while: what the service banked is not counted as its rate', () => {
+		const { limiter, answer, start } = answering(50);
+		// 13 accepted, sent over 150 ms, by a service of 20/s with 10 banked: 10 + 20 × 0.15
+		for (let i = 0; i < 13; i++) answer(start + (150 * i) / 12, 200);
+		answer(start + 150, 429);
+		// over 150 ms, the half second the bank is worth added: 20/s (the spread alone would say 87/s)
+		expect(limiter.pace?.rate).toBeCloseTo(0.8 * 20, 5);
+	});
+
 	test("a later 429 counts what the service accepted over the pace's whole run: what a bucket banked counts little", () => {
-		const limiter = Object.assign(new Limiter(), { allowance: 512 });
-		const run = newRun();
-		const start = Date.now();
-		const clock = jest.spyOn(Date, 'now');
-		const answer = (at: number, status: number) => {
-			clock.mockReturnValue(at);
-			limiter.release(run, { sentAt: at, level: 1, seq: 1 }, { status });
-		};
+		const { limiter, answer, start } = answering();
 		for (let i = 0; i < 40; i++) answer(start - 1, 200);
 		answer(start, 429); // 40 at once, counted over half a second: the pace starts at 80% of 80/s
 		// four seconds at 20/s, and in the last of them 10 more: the bucket's bank, drained by the pace's probing
@@ -223,14 +240,7 @@ describe('waits', () => {
 	});
 
 	test('a 429 soon after the pause a 429 asked for counts the pace since the pause, not the pause', () => {
-		const limiter = Object.assign(new Limiter(), { allowance: 512 });
-		const run = newRun();
-		const start = Date.now();
-		const clock = jest.spyOn(Date, 'now');
-		const answer = (at: number, status: number, pauseMs?: number) => {
-			clock.mockReturnValue(at);
-			limiter.release(run, { sentAt: at, level: 1, seq: 1 }, { status, pauseMs });
-		};
+		const { limiter, answer, start } = answering();
 		for (let i = 0; i < 30; i++) answer(start - 1, 200);
 		answer(start, 429, 1000); // 30 at once, over half a second: 60/s; the pace starts after a second's pause
 		for (let i = 0; i < 10; i++) answer(start + 1000 + 30 * i, 200);

@@ -20,14 +20,15 @@ export const START = 4;
 /** The most in flight to one service from the process: one run's Concurrency cap, so memory stays bounded. */
 const MOST = 512;
 /** The ramp (2.): a near service's answer, and a quota it announces, come first; a distant one has hundreds on the way */
-const [RAMP_AFTER_MS, RAMP_MS] = [20, 5];
+const [RAMP_AFTER_MS, RAMP_MS] = [10, 2];
 /** The allowance doubles per this long a round's answers kept the process idle; next door, one more per round. */
 const DOUBLING_MS = 10;
 /** Answers over QUEUEING times the fastest round's are queueing: no growth; the fastest drifts by DRIFT per round */
 const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** A 429 sets the plateau at what was accepted since the pace's pause (first, the last this long), over ≥ `MIN_SPAN_MS` */
+/** A 429: the plateau is what was sent and accepted since the pace's pause (≥ `MIN_SPAN_MS`); first, over the last
+ * this long, counted over its spread plus `MIN_SPAN_MS` for the bank a service often has */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 
 export class Limiter {
@@ -48,7 +49,7 @@ export class Limiter {
 	private answers: Array<() => void> = [];
 	private sent = 0;
 	pace?: Pace;
-	private readonly accepted: number[] = []; // when recent answers were accepted (the pace's plateau)
+	private readonly accepted: number[] = []; // when recently accepted requests were sent (the pace's plateau)
 	private readonly waiting: Run[] = [];
 	private readonly minute: number[] = []; // the times of the last `perMinute` requests, oldest first
 
@@ -191,8 +192,10 @@ export class Limiter {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const from = this.pace?.from ?? now - RATE_WINDOW_MS;
 		const recent = this.accepted.filter((at) => at >= from);
-		const span = now - (this.pace ? from : (recent[0] ?? now));
-		const accepted = (recent.length * 1000) / Math.max(MIN_SPAN_MS, span);
+		const span = this.pace
+			? Math.max(MIN_SPAN_MS, now - from)
+			: Math.max(0, ticket.sentAt - Math.min(...recent)) + MIN_SPAN_MS;
+		const accepted = (recent.length * 1000) / span;
 		const rate = Math.min(this.pace?.rate ?? Infinity, accepted);
 		this.pace?.end();
 		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
@@ -217,7 +220,7 @@ export class Limiter {
 	/** A healthy answer: the pace grows; a round (an allowance of answers) in which requests waited grows the allowance */
 	private grow(ticket: Ticket, now: number, ramped: number): void {
 		this.pace?.grow(now);
-		if (this.accepted.push(now) > MOST * 4) this.accepted.splice(0, MOST * 2);
+		if (this.accepted.push(ticket.sentAt) > MOST * 4) this.accepted.splice(0, MOST * 2);
 		const took = now - ticket.sentAt;
 		this.round.took += took;
 		this.round.quickest = Math.min(this.round.quickest, took);
