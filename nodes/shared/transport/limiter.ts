@@ -27,8 +27,7 @@ const DOUBLING_MS = 10;
 const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** A 429: the plateau is what was sent and accepted since the pace's pause (≥ `MIN_SPAN_MS`); first, over the last
- * this long, counted over its spread plus `MIN_SPAN_MS` for the bank a service often has */
+/** A 429's plateau: accepted since the pace's pause (≥ MIN_SPAN_MS); first: the last second, + MIN_SPAN_MS (a bank) */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
 
 export class Limiter {
@@ -190,13 +189,11 @@ export class Limiter {
 	/** The first 429 of a wave, without quota headers: the pace's plateau is what was accepted since its pause */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
-		const from = this.pace?.from ?? now - RATE_WINDOW_MS;
-		const recent = this.accepted.filter((at) => at >= from);
+		const recent = this.accepted.filter((at) => at >= (this.pace?.from ?? now - RATE_WINDOW_MS));
 		const span = this.pace
-			? Math.max(MIN_SPAN_MS, now - from)
+			? Math.max(MIN_SPAN_MS, now - this.pace.from)
 			: Math.max(0, ticket.sentAt - Math.min(...recent)) + MIN_SPAN_MS;
-		const accepted = (recent.length * 1000) / span;
-		const rate = Math.min(this.pace?.rate ?? Infinity, accepted);
+		const rate = Math.min(this.pace?.rate ?? Infinity, (recent.length * 1000) / span);
 		this.pace?.end();
 		this.pace = new Pace(now, rate, Math.max(now, this.pausedUntil));
 	}
