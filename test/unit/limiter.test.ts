@@ -227,6 +227,15 @@ describe('waits', () => {
 		expect(limiter.pace?.rate).toBeCloseTo(0.8 * 20, 5);
 	});
 
+	test('a first 429 after a steady stream counts its last two seconds: a slow drain of the bank is not a wave', () => {
+		const { limiter, answer, start } = answering();
+		// 23/s for 3 s to a service of 20/s with 10 banked: the bank runs dry after 3.3 s
+		for (let i = 0; i < 69; i++) answer(start + (1000 * i) / 23, 200);
+		answer(start + 3000, 429);
+		// 46 over the last 2 s and the half second a bank is worth: 18.4/s (the last second alone: 15.3/s)
+		expect(limiter.pace?.rate).toBeCloseTo((0.8 * 46) / 2.5, 5);
+	});
+
 	test("a later 429 counts what the service accepted over the pace's whole run: what a bucket banked counts little", () => {
 		const { limiter, answer, start } = answering();
 		for (let i = 0; i < 40; i++) answer(start - 1, 200);

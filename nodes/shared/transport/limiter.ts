@@ -27,8 +27,8 @@ const DOUBLING_MS = 10;
 const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** A 429's plateau: accepted since the pace's pause (≥ MIN_SPAN_MS); first: the last second, + MIN_SPAN_MS (a bank) */
-const [RATE_WINDOW_MS, MIN_SPAN_MS] = [1000, 500];
+/** A 429's plateau: accepted since the pace's pause (≥ MIN_SPAN_MS); first: the last 2 s, + MIN_SPAN_MS (a bank) */
+const [RATE_WINDOW_MS, MIN_SPAN_MS] = [2000, 500];
 
 export class Limiter {
 	/** Every service's limiter in this process, by key (the client picks one per service) */
