@@ -27,7 +27,7 @@ const DOUBLING_MS = 10;
 const [QUEUEING, DRIFT] = [2, 1.05];
 /** After a refusal for too many in flight, the allowance stays under the refused level this long. */
 const HOLD_MS = 10_000;
-/** A 429's plateau: accepted since the pace's pause (≥ MIN_SPAN_MS); first: the last 2 s, + MIN_SPAN_MS (a bank) */
+/** A 429's plateau: accepted since the pace's pause (≥ MIN_SPAN_MS); first: the last 2 s, + a bank's ½ s (often) */
 const [RATE_WINDOW_MS, MIN_SPAN_MS] = [2000, 500];
 
 export class Limiter {
@@ -186,7 +186,7 @@ export class Limiter {
 		}
 	}
 
-	/** The first 429 of a wave, without quota headers: the pace's plateau is what was accepted since its pause */
+	/** A wave's first 429, no quota headers: a new pace (2 s back: a bank drained slowly meets its 429 late) */
 	private refused(ticket: Ticket, now: number): void {
 		if (this.pace && ticket.sentAt <= this.pace.refusedAt) return;
 		const recent = this.accepted.filter((at) => at >= (this.pace?.from ?? now - RATE_WINDOW_MS));
